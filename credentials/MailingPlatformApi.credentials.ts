@@ -1,0 +1,82 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/** Plain HTTP would send the API key readable on the wire; only a local service may use it. */
+export function isAllowedBaseUrl(baseUrl: string): boolean {
+	let url: URL;
+	try {
+		url = new URL(baseUrl);
+	} catch {
+		return false;
+	}
+	if (url.protocol === 'https:') return true;
+	if (url.protocol !== 'http:') return false;
+	const host = url.hostname;
+	return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export class MailingPlatformApi implements ICredentialType {
+	name = 'mailingPlatformApi';
+
+	displayName = 'Mailing Platform API';
+
+	icon = {
+		light: 'file:mailingPlatform.svg',
+		dark: 'file:mailingPlatform.dark.svg',
+	} as const;
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mailing-platform#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com/1.0',
+			description:
+				'The API address including the version prefix, e.g. https://api.example.com/1.0. Must use https://, except for a service on this machine (localhost).',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The private API key of the account, as shown in the platform\'s API settings',
+		},
+	];
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const baseUrl = String(credentials.baseUrl ?? '');
+		if (!isAllowedBaseUrl(baseUrl)) {
+			throw new Error(
+				`The Base URL "${baseUrl}" is not allowed: use an https:// address (plain http:// only works for localhost)`,
+			);
+		}
+		const token = Buffer.from(String(credentials.apiKey ?? ''), 'utf8').toString('base64');
+		return {
+			...requestOptions,
+			headers: { ...requestOptions.headers, Authorization: `Basic ${token}` },
+		};
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{ $credentials.baseUrl }}',
+			url: 'reports/unsubscriptions/reasons',
+			qs: { page_size: 1 },
+			headers: { Accept: 'application/vnd.service.api+xml; charset=utf-8' },
+		},
+	};
+}

@@ -1,0 +1,77 @@
+import { parseExpressionAt } from 'acorn';
+import tsParser from '@typescript-eslint/parser';
+import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
+
+/**
+ * The community-package rules of eslint-plugin-n8n-nodes-base inspect package.json as an
+ * object literal. Parsing the file as one expression keeps every node's position exact.
+ */
+const packageJsonParser = {
+	meta: { name: 'package-json-as-expression' },
+	parseForESLint(code) {
+		const options = { ecmaVersion: 'latest', locations: true, ranges: true };
+		const expression = parseExpressionAt(code, code.indexOf('{'), options);
+		const lines = code.split('\n');
+		const loc = {
+			start: { line: 1, column: 0 },
+			end: { line: lines.length, column: lines[lines.length - 1].length },
+		};
+		const statement = { type: 'ExpressionStatement', expression, range: expression.range, loc: expression.loc };
+		return {
+			ast: { type: 'Program', sourceType: 'module', body: [statement], range: [0, code.length], loc, tokens: [], comments: [] },
+		};
+	},
+};
+
+export default [
+	{
+		ignores: ['dist/**', 'node_modules/**', '.n8n-e2e/**', '.build-test/**', 'coverage/**'],
+	},
+	{
+		files: ['**/*.ts'],
+		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
+	},
+	{
+		files: ['package.json'],
+		languageOptions: { parser: packageJsonParser },
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: n8nNodesBase.configs.community.rules,
+	},
+	{
+		files: ['credentials/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: n8nNodesBase.configs.credentials.rules,
+	},
+	{
+		files: ['nodes/**/*.ts'],
+		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		rules: n8nNodesBase.configs.nodes.rules,
+	},
+	{
+		...n8nCommunityNodesPlugin.configs.recommended,
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+	},
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		rules: {
+			// fast-xml-parser is the package's one deliberate runtime dependency (see README).
+			'@n8n/community-nodes/no-runtime-dependencies': 'off',
+		},
+	},
+	{
+		// Where the legacy rule sets contradict n8n's community-package scanner, the scanner wins:
+		// it requires NodeConnectionTypes (not 'main' literals) and accepts a documentation URL.
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		rules: {
+			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
+			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
+			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+		},
+	},
+	{
+		// The one module that parses XML is the one place allowed to import the parser.
+		files: ['nodes/MailingPlatform/transport/xml.ts'],
+		rules: { '@n8n/community-nodes/no-restricted-imports': 'off' },
+	},
+];

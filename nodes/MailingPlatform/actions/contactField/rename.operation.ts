@@ -1,0 +1,61 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { showFor } from '../../helpers/displayOptions';
+import { runPerItem } from '../../helpers/perItem';
+import { apiRequest } from '../../transport';
+
+export const description: INodeProperties[] = showFor('contactField', 'rename', [
+	{
+		displayName: 'Old Name',
+		name: 'oldName',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. loyalty tier',
+		description: 'Current name of the custom contact field, exactly as in the platform',
+	},
+	{
+		displayName: 'New Name',
+		name: 'newName',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. loyalty level',
+		description:
+			'Name the field gets. Its data type and the values stored for contacts stay as they are.',
+	},
+]);
+
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
+	return await runPerItem.call(this, items, async (itemIndex) => {
+		const fieldName = (parameter: 'oldName' | 'newName', label: string) => {
+			const value = String(this.getNodeParameter(parameter, itemIndex, '') ?? '').trim();
+			if (value === '') {
+				throw new NodeOperationError(this.getNode(), `${label} is empty`, {
+					itemIndex,
+					description: `Enter the ${label.toLowerCase()} of the custom contact field.`,
+				});
+			}
+			return value;
+		};
+		const oldName = fieldName('oldName', 'Old Name');
+		const newName = fieldName('newName', 'New Name');
+
+		await apiRequest.call(this, {
+			method: 'PUT',
+			path: ['contacts', 'fields', 'custom', oldName, newName],
+			repeatable: false,
+			itemIndex,
+			errorDescriptions: {
+				400: 'The service refused the names. Check that the new name is a valid field name.',
+				404: `No custom contact field named "${oldName}" was found. Check the spelling and case of Old Name.`,
+				409: `A contact field named "${newName}" probably exists already. Choose another New Name.`,
+			},
+		});
+		return { renamed: true, oldName, newName };
+	});
+}

@@ -1,0 +1,26 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import * as contactField from './contactField/ContactField.resource';
+
+type Operation = {
+	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+};
+
+const operationsByResource: Record<string, Record<string, Operation>> = {
+	contactField: { rename: contactField.rename },
+};
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const selected = operationsByResource[resource]?.[operation];
+	if (selected === undefined) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of resource "${resource}" is not supported`,
+			{ description: 'Choose a resource and operation offered in the node.' },
+		);
+	}
+	return [await selected.execute.call(this, this.getInputData())];
+}

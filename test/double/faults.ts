@@ -1,0 +1,65 @@
+import type { DoubleResponse } from './http';
+import { xmlError } from './http';
+
+/**
+ * Misbehaviour a test can ask of the double. Each fault applies to the next matching requests
+ * and is used up by them; `match` narrows a fault to paths containing a string.
+ */
+export interface StatusFault {
+	kind: 'status';
+	status: number;
+	retryAfter?: string;
+	body?: string;
+}
+/** Close the socket without answering, after the whole body was read (outcome unknown). */
+export interface DropFault {
+	kind: 'drop';
+}
+export type Fault = (StatusFault | DropFault) & { remaining: number; match?: string };
+
+export class FaultInjector {
+	private faults: Fault[] = [];
+
+	/** Latency added to every answer, in milliseconds. */
+	delayMs = 0;
+
+	/** Largest body POST transactions accepts before 413 (the spec's limit by default). */
+	entityLimitBytes = 9_000_000;
+
+	/** The name of the report array in transaction answers (the spec shows both). */
+	reportWrapper: 'reports' | 'report' = 'reports';
+
+	/** Whether `queued` is sent as the strings "true"/"false" instead of booleans. */
+	queuedAsString = false;
+
+	failNext(count: number, status: number, options: { retryAfter?: string; body?: string; match?: string } = {}): void {
+		this.faults.push({ kind: 'status', status, remaining: count, ...options });
+	}
+
+	dropNext(count: number, options: { match?: string } = {}): void {
+		this.faults.push({ kind: 'drop', remaining: count, ...options });
+	}
+
+	reset(): void {
+		this.faults = [];
+		this.delayMs = 0;
+		this.entityLimitBytes = 9_000_000;
+		this.reportWrapper = 'reports';
+		this.queuedAsString = false;
+	}
+
+	/** The fault for this request, if any, using one of its repetitions. */
+	take(path: string): (StatusFault | DropFault) | undefined {
+		const fault = this.faults.find((candidate) => candidate.match === undefined || path.includes(candidate.match));
+		if (fault === undefined) return undefined;
+		fault.remaining--;
+		if (fault.remaining <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+		return fault;
+	}
+}
+
+export function faultResponse(fault: StatusFault): DoubleResponse {
+	const response = fault.body === undefined ? xmlError(fault.status, `Injected ${fault.status}`) : { status: fault.status, body: fault.body, headers: { 'Content-Type': 'text/html' } };
+	if (fault.retryAfter !== undefined) response.headers = { ...response.headers, 'Retry-After': fault.retryAfter };
+	return response;
+}

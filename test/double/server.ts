@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+import { FaultInjector, faultResponse } from './faults';
+import type { DoubleRequest, DoubleResponse } from './http';
+import { readBody, send, xmlError } from './http';
+import { ContactFieldsArea } from './routes/contactFields';
+
+export const VERSION_PREFIX = '/1.0';
+export const DEFAULT_API_KEY = 'sandbox-api-key';
+
+export interface RecordedRequest {
+	method: string;
+	/** Path below the version prefix as it arrived, still encoded. */
+	rawPath: string;
+	segments: string[];
+	/** Query pairs in order, repeated keys kept. */
+	query: Array<[string, string]>;
+	contentType?: string;
+	accept?: string;
+	bodyBytes: number;
+	status: number;
+}
+
+export interface Area {
+	handle(request: DoubleRequest): DoubleResponse | undefined | Promise<DoubleResponse | undefined>;
+}
+
+export interface ServiceDoubleOptions {
+	apiKey?: string;
+	/** Port to listen on; 0 (the default) lets the OS pick a free one. */
+	port?: number;
+	/** Stop by itself after this long, so no test can leave a server behind. */
+	maxLifetimeMs?: number;
+}
+
+/**
+ * A local stand-in for the service, implementing the API spec on 127.0.0.1, with fault
+ * injection for tests. `npm start` runs it as the sandbox behind the n8n editor.
+ */
+export class ServiceDouble {
+	readonly faults = new FaultInjector();
+
+	readonly requests: RecordedRequest[] = [];
+
+	readonly contactFields = new ContactFieldsArea();
+
+	private readonly areas: Area[] = [this.contactFields];
+
+	private readonly sockets = new Set<Socket>();
+
+	private constructor(
+		private readonly server: Server,
+		readonly apiKey: string,
+		readonly baseUrl: string,
+	) {}
+
+	static async start(options: ServiceDoubleOptions = {}): Promise<ServiceDouble> {
+		const server = createServer();
+		await new Promise<void>((resolve, reject) => {
+			server.once('error', reject);
+			server.listen(options.port ?? 0, '127.0.0.1', resolve);
+		});
+		const { port } = server.address() as AddressInfo;
+		const double = new ServiceDouble(server, options.apiKey ?? DEFAULT_API_KEY, `http://127.0.0.1:${port}${VERSION_PREFIX}`);
+		server.on('request', (req, res) => void double.serve(req, res));
+		server.on('connection', (socket) => {
+			double.sockets.add(socket);
+			socket.once('close', () => double.sockets.delete(socket));
+		});
+		const lifetime = setTimeout(() => void double.close(), options.maxLifetimeMs ?? 10 * 60_000);
+		lifetime.unref();
+		server.once('close', () => clearTimeout(lifetime));
+		return double;
+	}
+
+	/** Requests whose path (below the version prefix) starts with `prefix`. */
+	requestsTo(prefix: string): RecordedRequest[] {
+		return this.requests.filter((request) => request.rawPath.startsWith(prefix));
+	}
+
+	async close(): Promise<void> {
+		if (!this.server.listening) return;
+		for (const socket of this.sockets) socket.destroy();
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+
+	private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = new URL(req.url ?? '/', 'http://double.invalid');
+		const rawPath = url.pathname.startsWith(`${VERSION_PREFIX}/`) ? url.pathname.slice(VERSION_PREFIX.length + 1) : url.pathname;
+		const body = await readBody(req, this.faults.entityLimitBytes);
+		const record: RecordedRequest = {
+			method: req.method ?? 'GET',
+			rawPath,
+			segments: rawPath.split('/').map((segment) => decodeURIComponent(segment)),
+			query: [...url.searchParams.entries()],
+			contentType: req.headers['content-type'],
+			accept: req.headers.accept,
+			bodyBytes: Number(req.headers['content-length'] ?? (body === 'tooLarge' ? 0 : body.length)),
+			status: 0,
+		};
+		this.requests.push(record);
+
+		const fault = this.faults.take(rawPath);
+		if (this.faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.delayMs));
+		if (fault?.kind === 'drop') {
+			record.status = -1;
+			req.socket.destroy();
+			return;
+		}
+
+		const response = fault !== undefined ? faultResponse(fault) : await this.answer(req, url, rawPath, record, body);
+		record.status = response.status;
+		send(res, response);
+	}
+
+	private async answer(
+		req: IncomingMessage,
+		url: URL,
+		rawPath: string,
+		record: RecordedRequest,
+		body: Buffer | 'tooLarge',
+	): Promise<DoubleResponse> {
+		const expected = `Basic ${Buffer.from(this.apiKey, 'utf8').toString('base64')}`;
+		if (req.headers.authorization !== expected) return xmlError(401, 'Authentication failed.');
+		if (!url.pathname.startsWith(`${VERSION_PREFIX}/`)) return xmlError(404, 'Not found.');
+		if (body === 'tooLarge') {
+			return xmlError(413, `Request entity larger than ${this.faults.entityLimitBytes} bytes.`);
+		}
+		const request: DoubleRequest = {
+			method: record.method,
+			segments: record.segments,
+			query: url.searchParams,
+			headers: req.headers,
+			body,
+		};
+		for (const area of this.areas) {
+			const response = await area.handle(request);
+			if (response !== undefined) return response;
+		}
+		return xmlError(404, `No such resource: ${rawPath}`);
+	}
+}

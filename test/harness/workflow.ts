@@ -1,0 +1,180 @@
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+
+import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
+import type { SourceItem } from './sourceNode';
+import { SOURCE_NODE_TYPE, SourceItems } from './sourceNode';
+
+export const NODE_TYPE = 'n8n-nodes-mailing-platform.mailingPlatform';
+export const NODE_NAME = 'Mailing Platform';
+
+const nodeTypeInstances: Record<string, INodeType> = {
+	[NODE_TYPE]: new MailingPlatform(),
+	[SOURCE_NODE_TYPE]: new SourceItems(),
+};
+
+/** A node-types registry holding just this package's nodes and the test source node. */
+export const nodeTypes: INodeTypes = {
+	getByName: (type) => nodeTypeInstances[type],
+	getByNameAndVersion: (type) => nodeTypeInstances[type],
+	getKnownTypes: () => ({}),
+};
+
+export function registerNodeType(type: string, node: INodeType): void {
+	nodeTypeInstances[type] = node;
+}
+
+export interface CredentialValues {
+	baseUrl: string;
+	apiKey: string;
+}
+
+const credentialType = new MailingPlatformApi();
+
+/** Resolves the credential and applies its real `authenticate`, as n8n's own helper does. */
+export function additionalDataFor(credentials: CredentialValues, workflowData: IWorkflowBase): IWorkflowExecuteAdditionalData {
+	const credentialsHelper = {
+		getParentTypes: () => [],
+		authenticate: async (decrypted: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
+			await credentialType.authenticate(decrypted, options),
+		preAuthentication: async () => undefined,
+		getDecrypted: async () => ({ ...credentials }) as ICredentialDataDecryptedObject,
+		getCredentials: async () => {
+			throw new Error('not used by these nodes');
+		},
+		updateCredentials: async () => undefined,
+		updateCredentialsOauthTokenData: async () => undefined,
+		getCredentialsProperties: () => credentialType.properties,
+	};
+	return {
+		credentialsHelper,
+		hooks: new ExecutionLifecycleHooks('manual', 'test-execution', workflowData),
+		currentNodeExecutionIndex: 0,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		variables: {},
+		logAiEvent: () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('task runners are not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface NodeRunOptions {
+	credentials: CredentialValues;
+	parameters: INodeParameters;
+	items?: Array<IDataObject | SourceItem>;
+	onError?: INode['onError'];
+	timezone?: string;
+}
+
+export interface NodeRunResult {
+	/** JSON of the node's main output. */
+	main: IDataObject[];
+	/** JSON of the node's error output (empty unless onError is continueErrorOutput). */
+	errorOutput: IDataObject[];
+	/** Full output items, pairedItem and binary included. */
+	outputs: INodeExecutionData[][];
+	/** The node's error when the run stopped on it. */
+	error?: { message: string; description?: string | null; httpCode?: string; context?: IDataObject };
+	run: IRun;
+}
+
+function toSourceItem(item: IDataObject | SourceItem): SourceItem {
+	return 'json' in item && typeof item.json === 'object' ? (item as SourceItem) : { json: item as IDataObject };
+}
+
+/** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
+export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
+	const nodes: INode[] = [
+		{
+			id: 'source',
+			name: 'Source Items',
+			type: SOURCE_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { items: JSON.stringify((options.items ?? [{}]).map(toSourceItem)) },
+		},
+		{
+			id: 'node',
+			name: NODE_NAME,
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: options.parameters,
+			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },
+			...(options.onError ? { onError: options.onError } : {}),
+		},
+	];
+	const connections = { 'Source Items': { main: [[{ node: NODE_NAME, type: 'main' as const, index: 0 }]] } };
+	const run = await runWorkflow(nodes, connections, options.credentials, options.timezone);
+	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
+	const outputs = (taskData?.data?.main ?? []).map((output) => output ?? []);
+	const error = taskData?.error ?? run.data.resultData.error;
+	return {
+		main: (outputs[0] ?? []).map((item) => item.json),
+		errorOutput: (outputs[1] ?? []).map((item) => item.json),
+		outputs,
+		error: error
+			? {
+					message: error.message,
+					description: (error as { description?: string | null }).description,
+					httpCode: (error as { httpCode?: string }).httpCode,
+					context: (error as { context?: IDataObject }).context,
+				}
+			: undefined,
+		run,
+	};
+}
+
+export async function runWorkflow(
+	nodes: INode[],
+	connections: IWorkflowBase['connections'],
+	credentials: CredentialValues,
+	timezone = 'Europe/Berlin',
+): Promise<IRun> {
+	const workflowData: IWorkflowBase = {
+		id: 'test-workflow',
+		name: 'Test workflow',
+		active: false,
+		isArchived: false,
+		nodes,
+		connections,
+		settings: { timezone, executionOrder: 'v1' },
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as IWorkflowBase;
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes,
+		connections,
+		active: false,
+		nodeTypes,
+		settings: workflowData.settings,
+	});
+	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), 'manual');
+	return await execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
+}
