@@ -134,10 +134,10 @@ interface HttpResult {
 	body: unknown;
 }
 
+/** The system error code of a failed connection; n8n-core's wrapper keeps it in `httpCode`. */
 function networkErrorCode(error: unknown): string | undefined {
-	const candidates = [error, (error as { cause?: unknown })?.cause];
-	for (const candidate of candidates) {
-		const code = (candidate as { code?: unknown })?.code;
+	const wrapped = error as { code?: unknown; httpCode?: unknown; cause?: { code?: unknown } };
+	for (const code of [wrapped?.httpCode, wrapped?.code, wrapped?.cause?.code]) {
 		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
 	}
 	return undefined;
@@ -202,13 +202,12 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 				this,
 				notSent || request.repeatable
 					? {
-							message: `The service could not be reached (${code})`,
-							description: `Tried ${attempt} times. Check the Base URL in the credential and that the service is up.`,
+							message: 'The service could not be reached',
+							description: `${code}, tried ${attempt} times. Check the Base URL in the credential and that the service is up.`,
 						}
 					: {
-							message: `The connection broke after the request was sent (${code}); its outcome is unknown`,
-							description:
-								'The service may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.',
+							message: 'The connection broke after the request was sent; its outcome is unknown',
+							description: `${code}. The service may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
 						},
 				request.itemIndex,
 			);

@@ -1,0 +1,94 @@
+import {
+	buildQueryString,
+	buildUrl,
+	parseRetryAfter,
+	readPaging,
+	RETRY,
+	retryDelayMs,
+	serviceErrorMessage,
+} from '../../nodes/MailingPlatform/transport';
+import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
+
+describe('buildUrl', () => {
+	it('joins the base URL with or without a trailing slash', () => {
+		expect(buildUrl('https://api.example.com/1.0', ['reports', 'blocks'])).toBe('https://api.example.com/1.0/reports/blocks');
+		expect(buildUrl('https://api.example.com/1.0/', ['reports', 'blocks'])).toBe('https://api.example.com/1.0/reports/blocks');
+	});
+
+	it('encodes every segment as exactly one segment', () => {
+		expect(buildUrl('https://x/1.0', ['contacts', 'fields', 'custom', 'a/b c?', 'd#e%'])).toBe(
+			'https://x/1.0/contacts/fields/custom/a%2Fb%20c%3F/d%23e%25',
+		);
+		expect(buildUrl('https://x/1.0', ['mailings', 12, 'checks'])).toBe('https://x/1.0/mailings/12/checks');
+	});
+
+	it('repeats keys for multi-valued parameters and leaves out undefined ones', () => {
+		expect(
+			buildQueryString({ emails: ['a@x.de', 'b+c@x.de'], reasons: ['blacklist'], page_size: 1000, asc: false, to_date: undefined }),
+		).toBe('emails=a%40x.de&emails=b%2Bc%40x.de&reasons=blacklist&page_size=1000&asc=false');
+		expect(buildUrl('https://x/1.0', ['r'], { ids: [1, 2] })).toBe('https://x/1.0/r?ids=1&ids=2');
+	});
+});
+
+describe('readPaging', () => {
+	it('reads the lower-cased paging headers', () => {
+		expect(readPaging({ 'x-pages': '3', 'x-items': '2320', link: '<…>; rel="next"' })).toEqual({
+			pages: 3,
+			items: 2320,
+			link: '<…>; rel="next"',
+		});
+	});
+
+	it('ignores missing or unreadable counts', () => {
+		expect(readPaging({ 'x-pages': 'many', 'x-items': '' })).toEqual({ pages: undefined, items: undefined, link: undefined });
+	});
+});
+
+describe('retry timing', () => {
+	it('reads Retry-After as seconds or as an HTTP date', () => {
+		expect(parseRetryAfter('2')).toBe(2000);
+		expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:05 GMT', Date.parse('Sat, 21 Nov 2026 10:00:00 GMT'))).toBe(5000);
+		expect(parseRetryAfter('soon')).toBeUndefined();
+		expect(parseRetryAfter(undefined)).toBeUndefined();
+	});
+
+	it('honours Retry-After up to the cap, and backs off exponentially within bounds without it', () => {
+		expect(retryDelayMs(0, '0')).toBe(0);
+		expect(retryDelayMs(0, '3600')).toBe(RETRY.maxDelayMs);
+		for (let retry = 0; retry < 4; retry++) {
+			const ceiling = RETRY.baseDelayMs * 2 ** retry;
+			const delay = retryDelayMs(retry, undefined);
+			expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+			expect(delay).toBeLessThanOrEqual(ceiling);
+		}
+	});
+});
+
+describe('serviceErrorMessage', () => {
+	it('takes the message of the service’s XML error body', () => {
+		expect(serviceErrorMessage('<error><message>Mailing with id 5 not found.</message></error>')).toBe('Mailing with id 5 not found.');
+	});
+
+	it('has no message for bodies that are not the service’s error XML', () => {
+		expect(serviceErrorMessage('<html><body>Bad Gateway</body></html>')).toBeUndefined();
+		expect(serviceErrorMessage('')).toBeUndefined();
+		expect(serviceErrorMessage('Service Unavailable')).toBeUndefined();
+		expect(serviceErrorMessage('<error><message/></error>')).toBeUndefined();
+	});
+});
+
+describe('credential base URL', () => {
+	it.each([
+		['https://api.example.com/1.0', true],
+		['http://127.0.0.1:8080/1.0', true],
+		['http://127.3.2.1/1.0', true],
+		['http://localhost:3000/1.0', true],
+		['http://[::1]:3000/1.0', true],
+		['http://api.example.com/1.0', false],
+		['http://127.0.0.1.example.com/1.0', false],
+		['ftp://api.example.com/1.0', false],
+		['api.example.com/1.0', false],
+	])('%s allowed: %s', (baseUrl, allowed) => {
+		expect(isAllowedBaseUrl(baseUrl)).toBe(allowed);
+	});
+});
