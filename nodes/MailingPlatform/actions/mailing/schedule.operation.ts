@@ -120,7 +120,8 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 			show: { dispatchOption: ['hour', 'weekdayhour', 'uniform'], dispatchEnd: ['exactDatetime'] },
 		},
 		default: '',
-		required: true,
+		// Not marked required: with an expression as Dispatch Option every field shows, and an
+		// empty required one would block the workflow. An empty value is refused when used.
 		description: "When sending must be finished, in the workflow's timezone; must be after Scheduled At",
 	},
 	{
@@ -176,7 +177,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		const mailingId = readMailingId.call(this, itemIndex);
 		const input: ScheduleInput = {};
 		// Parameters hidden for the chosen option are absent: read them as not set.
-		for (const name of INPUT_NAMES) input[name] = this.getNodeParameter(name, itemIndex, undefined);
+		for (const name of INPUT_NAMES) input[name] = this.getNodeParameter(name, itemIndex, null);
 		const schedule = refuseBadInput(this.getNode(), itemIndex, () => buildSchedule(input, timeZone));
 
 		// The answer's body is not specified: only the status counts.
