@@ -257,7 +257,7 @@ describe('mailing › schedule in a workflow', () => {
 			`Scheduled At is in the past: ${past.toFormat('yyyy-MM-dd HH:mm')} (Europe/Berlin)`,
 			'Uniform Interval is set, but it is only used with the uniform dispatch option (here: hour)',
 			`Dispatch End At (${start.date} 11:00) is not after Scheduled At (${start.date} 12:00)`,
-			'Dispatch End (with dispatch option uniform) must be one of "inHours", "exactDatetime", not "inDays"',
+			'Dispatch End "inDays" cannot be used with dispatch option uniform',
 			'Scheduled At is not a date-time: "next tuesday"',
 		]);
 		expect(double().requests).toHaveLength(0);

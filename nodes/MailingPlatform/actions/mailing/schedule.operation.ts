@@ -66,18 +66,8 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		default: 'none',
 		description: 'How sending is spread over time',
 	},
-	{
-		displayName: FIELD_LABELS.dispatchEnd,
-		name: 'dispatchEnd',
-		type: 'options',
-		displayOptions: withDispatch('hour', 'uniform'),
-		options: [
-			{ name: 'After a Number of Hours', value: 'inHours' },
-			{ name: 'At an Exact Date and Time', value: 'exactDatetime' },
-		],
-		default: 'inHours',
-		description: 'When the distribution must be finished',
-	},
+	// With an expression as Dispatch Option both show and the later default wins: inHours,
+	// valid for two of the three options.
 	{
 		displayName: FIELD_LABELS.dispatchEnd,
 		name: 'dispatchEnd',
@@ -88,6 +78,18 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 			{ name: 'At an Exact Date and Time', value: 'exactDatetime' },
 		],
 		default: 'inDays',
+		description: 'When the distribution must be finished',
+	},
+	{
+		displayName: FIELD_LABELS.dispatchEnd,
+		name: 'dispatchEnd',
+		type: 'options',
+		displayOptions: withDispatch('hour', 'uniform'),
+		options: [
+			{ name: 'After a Number of Hours', value: 'inHours' },
+			{ name: 'At an Exact Date and Time', value: 'exactDatetime' },
+		],
+		default: 'inHours',
 		description: 'When the distribution must be finished',
 	},
 	{

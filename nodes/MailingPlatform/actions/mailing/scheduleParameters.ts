@@ -175,7 +175,13 @@ function dispatchEnd(
 ): IDataObject {
 	const rules = DISPATCH_END_RULES[option];
 	const offered = Object.keys(rules) as DispatchEnd[];
-	const end = readChoice(input.dispatchEnd, `${FIELD_LABELS.dispatchEnd} (with dispatch option ${option})`, offered);
+	const end = offered.find((candidate) => candidate === input.dispatchEnd);
+	if (end === undefined) {
+		throw new InputProblem(
+			`${FIELD_LABELS.dispatchEnd} "${String(input.dispatchEnd)}" cannot be used with dispatch option ${option}`,
+			`With ${option}, set ${FIELD_LABELS.dispatchEnd} to one of ${offered.map((candidate) => `"${candidate}"`).join(', ')}. When ${FIELD_LABELS.dispatchOption} is an expression, give ${FIELD_LABELS.dispatchEnd} by an expression too.`,
+		);
+	}
 	const rule = rules[end];
 	if (rule === 'exact') {
 		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone);
