@@ -187,6 +187,25 @@ describe('mailing › schedule in a workflow', () => {
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
 	});
 
+	it('with an expression as Dispatch Option, ends after the default hours unless the option needs days', async () => {
+		const start = future(2, '10:00');
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: schedule({ scheduledAt: start.picker, dispatchOption: '={{ $json.option }}' }),
+			items: [{ option: 'uniform' }, { option: 'hour' }, { option: 'weekdayhour' }],
+			onError: 'continueErrorOutput',
+		});
+
+		expect(result.main.map((item) => item.dispatch)).toEqual([
+			{ dispatchOption: 'uniform', dispatchEndInHours: 24 },
+			{ dispatchOption: 'hour', dispatchEndInHours: 24, clicksAsResponseReference: false, dispatchWavesGroup: 3 },
+		]);
+		expect(result.errorOutput).toEqual([
+			{ option: 'weekdayhour', error: 'Dispatch End "inHours" cannot be used with dispatch option weekdayhour' },
+		]);
+		expect(double().requestsTo('mailings/')).toHaveLength(2);
+	});
+
 	it.each<[string, INodeParameters, string]>([
 		[
 			'uniform ending in 100 hours',
