@@ -173,16 +173,15 @@ function dispatchEnd(
 	start: DateTime,
 	timeZone: string,
 ): IDataObject {
-	const rules = DISPATCH_END_RULES[option];
-	const offered = Object.keys(rules) as DispatchEnd[];
-	const end = offered.find((candidate) => candidate === input.dispatchEnd);
-	if (end === undefined) {
+	const rules = Object.entries(DISPATCH_END_RULES[option]);
+	const offered = rules.map(([candidate]) => candidate);
+	const [end, rule] = rules.find(([candidate]) => candidate === input.dispatchEnd) ?? [];
+	if (end === undefined || rule === undefined) {
 		throw new InputProblem(
 			`${FIELD_LABELS.dispatchEnd} "${String(input.dispatchEnd)}" cannot be used with dispatch option ${option}`,
 			`With ${option}, set ${FIELD_LABELS.dispatchEnd} to one of ${offered.map((candidate) => `"${candidate}"`).join(', ')}. When ${FIELD_LABELS.dispatchOption} is an expression, give ${FIELD_LABELS.dispatchEnd} by an expression too.`,
 		);
 	}
-	const rule = rules[end];
 	if (rule === 'exact') {
 		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone);
 		if (at <= start) {
@@ -195,5 +194,5 @@ function dispatchEnd(
 	}
 	const name = end === 'inHours' ? 'dispatchEndInHours' : 'dispatchEndInDays';
 	const label = `${FIELD_LABELS[name]} (with dispatch option ${option})`;
-	return { [name]: readInteger(input[name], label, rule!.min, rule!.max) };
+	return { [name]: readInteger(input[name], label, rule.min, rule.max) };
 }
