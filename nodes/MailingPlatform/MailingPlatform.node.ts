@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contactField from './actions/contactField/ContactField.resource';
+import * as mailing from './actions/mailing/Mailing.resource';
 import { router } from './actions/router';
 
 export class MailingPlatform implements INodeType {
@@ -25,10 +26,11 @@ export class MailingPlatform implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Contact Field', value: 'contactField' }],
+				options: [{ name: 'Contact Field', value: 'contactField' }, { name: 'Mailing', value: 'mailing' }],
 				default: 'contactField',
 			},
 			...contactField.description,
+			...mailing.description,
 		],
 	};
 

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as contactField from './contactField/ContactField.resource';
+import * as mailing from './mailing/Mailing.resource';
 
 type Operation = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
@@ -9,6 +10,7 @@ type Operation = {
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
 	contactField: { rename: contactField.rename },
+	mailing: { getTestSendOutResult: mailing.getTestSendOutResult, schedule: mailing.schedule, startBounceCheck: mailing.startBounceCheck, startMessageSizeCheck: mailing.startMessageSizeCheck },
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

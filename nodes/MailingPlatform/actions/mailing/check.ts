@@ -1,0 +1,46 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { showFor } from '../../helpers/displayOptions';
+import { runPerItem } from '../../helpers/perItem';
+import { apiRequest } from '../../transport';
+import { mailingIdProperty, readMailingId } from './values';
+
+interface CheckKind {
+	operation: string;
+	/** Name in the output and in messages. */
+	check: string;
+	/** Last path segment of the API call. */
+	pathSegment: string;
+	label: string;
+}
+
+/** The message-size and bounce checks behave identically; only their name and path differ. */
+export function startCheckOperation(kind: CheckKind): {
+	description: INodeProperties[];
+	execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+} {
+	const description = showFor('mailing', kind.operation, [mailingIdProperty]);
+
+	async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+		return await runPerItem.call(this, items, async (itemIndex) => {
+			const mailingId = readMailingId.call(this, itemIndex);
+			await apiRequest.call(this, {
+				method: 'POST',
+				path: ['mailings', mailingId, 'checks', kind.pathSegment],
+				// Harmless to send again: a start while the check runs is refused with 400 (and the
+				// description then tells what is true: the check is running).
+				repeatable: true,
+				itemIndex,
+				errorDescriptions: {
+					400: `A ${kind.label} check of mailing ${mailingId} is already running. A check takes about a minute: start it again later, or just wait for the running one.`,
+					404: `No mailing with ID ${mailingId} was found. Check Mailing ID.`,
+					409: `Mailing ${mailingId} is sealed (already sent out), so its checks can no longer be started.`,
+					412: `The ${kind.label} check is not enabled for this account. Ask the platform to enable it, or leave this step out.`,
+				},
+			});
+			return { mailingId, check: kind.check, started: true };
+		});
+	}
+
+	return { description, execute };
+}

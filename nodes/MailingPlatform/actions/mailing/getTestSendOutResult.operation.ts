@@ -1,0 +1,42 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { showFor } from '../../helpers/displayOptions';
+import { runPerItem } from '../../helpers/perItem';
+import { xmlRequest } from '../../transport';
+import { mailingIdProperty, readMailingId } from './values';
+
+export const description: INodeProperties[] = showFor('mailing', 'getTestSendOutResult', [mailingIdProperty]);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return await runPerItem.call(this, items, async (itemIndex) => {
+		const mailingId = readMailingId.call(this, itemIndex);
+		const { data } = await xmlRequest.call(this, {
+			method: 'GET',
+			path: ['mailings', mailingId, 'checks', 'testsendout'],
+			repeatable: true,
+			itemIndex,
+			errorDescriptions: {
+				404: `Either no mailing with ID ${mailingId} exists, or it has no test-send-out result yet. Check Mailing ID; if it is right, run the test send-out in the platform and read the result once it has finished.`,
+				409: `Mailing ${mailingId} is sealed (already sent out), so its test-send-out result can no longer be read.`,
+			},
+		});
+		const result = data.sendoutcheck;
+		if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+			const message = 'The service answered without a sendoutcheck element';
+			throw new NodeApiError(
+				this.getNode(),
+				{ message } as JsonObject,
+				{ message, description: 'If this persists, report it with the workflow to the package maintainers.', itemIndex },
+			);
+		}
+		// Elements the spec does not name pass through; a state it does not list is kept as is.
+		const { mailingid, timestamp, state, ...others } = result as IDataObject;
+		return {
+			mailingId: typeof mailingid === 'number' ? mailingid : mailingId,
+			timestamp: timestamp ?? null,
+			state: state ?? null,
+			...others,
+		};
+	});
+}

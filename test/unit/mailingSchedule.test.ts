@@ -1,0 +1,143 @@
+import { DateTime } from 'luxon';
+
+import {
+	buildSchedule,
+	normaliseAllowedHours,
+	readDateTime,
+} from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
+import { readBoolean, readInteger } from '../../nodes/MailingPlatform/actions/mailing/values';
+
+const BERLIN = 'Europe/Berlin';
+const NOW = DateTime.fromISO('2030-03-30T10:20:30', { zone: BERLIN });
+
+describe('mailing › allowed hours', () => {
+	it.each([
+		['0,3,5,17-21', '0,3,5,17-21'],
+		['8-20', '8-20'],
+		[' 17-21 ', '17-21'],
+		['5,3,4', '3-5'],
+		['08 - 10, 9, 23', '8-10,23'],
+		['7-7', '7'],
+		['0-23', '0-23'],
+	])('normalises %j to %j', (text, expected) => {
+		expect(normaliseAllowedHours(text)).toBe(expected);
+	});
+
+	it.each([
+		['24', 'Allowed Hours contains 24, but hours go from 0 to 23'],
+		['20-8', 'Allowed Hours has a descending range: "20-8"'],
+		['3,', 'Allowed Hours has an empty part: "3,"'],
+		['3;4', 'Allowed Hours has a part that is not an hour or a range: "3;4"'],
+		['-1', 'Allowed Hours has a part that is not an hour or a range: "-1"'],
+		['1-2-3', 'Allowed Hours has a part that is not an hour or a range: "1-2-3"'],
+	])('refuses %j', (text, message) => {
+		expect(() => normaliseAllowedHours(text)).toThrow(message);
+	});
+});
+
+describe('mailing › date-times in the workflow timezone', () => {
+	it('reads text without an offset as wall-clock time in the zone', () => {
+		const at = readDateTime('2030-04-01T09:30:59', 'Scheduled At', BERLIN);
+		expect(at.toFormat('yyyy-MM-dd HH:mm:ss')).toBe('2030-04-01 09:30:00');
+		expect(at.zoneName).toBe(BERLIN);
+	});
+
+	it('converts text with Z or an offset, a Date and a Luxon DateTime to the zone', () => {
+		expect(readDateTime('2030-04-01T07:30:00Z', 'x', BERLIN).toFormat('HH:mm')).toBe('09:30');
+		expect(readDateTime('2030-04-01T09:30:00-04:00', 'x', BERLIN).toFormat('HH:mm')).toBe('15:30');
+		expect(readDateTime(new Date('2030-01-01T07:30:00Z'), 'x', BERLIN).toFormat('HH:mm')).toBe('08:30');
+		const tokyo = DateTime.fromISO('2030-01-01T18:00', { zone: 'Asia/Tokyo' });
+		expect(readDateTime(tokyo, 'x', BERLIN).toFormat('yyyy-MM-dd HH:mm')).toBe('2030-01-01 10:00');
+	});
+
+	it('accepts the yyyy-MM-dd HH:mm form', () => {
+		expect(readDateTime('2030-04-01 09:30', 'x', 'America/New_York').toISO()).toBe('2030-04-01T09:30:00.000-04:00');
+	});
+
+	it('refuses empty values and text that is not a date-time', () => {
+		expect(() => readDateTime('', 'Scheduled At', BERLIN)).toThrow('Scheduled At is empty');
+		expect(() => readDateTime(null, 'Scheduled At', BERLIN)).toThrow('Scheduled At is empty');
+		expect(() => readDateTime('2030-02-30T10:00', 'Scheduled At', BERLIN)).toThrow('is not a date-time');
+		expect(() => readDateTime(1_900_000_000_000, 'Scheduled At', BERLIN)).toThrow('is not a date-time');
+	});
+});
+
+describe('mailing › schedule parameters', () => {
+	it('accepts the current minute but refuses the one before', () => {
+		expect(buildSchedule({ scheduledAt: '2030-03-30T10:20:00' }, BERLIN, NOW).scheduled).toEqual({
+			date: '2030-03-30',
+			hours: '10',
+			minutes: '20',
+		});
+		expect(() => buildSchedule({ scheduledAt: '2030-03-30T10:19:59' }, BERLIN, NOW)).toThrow(
+			'Scheduled At is in the past: 2030-03-30 10:19 (Europe/Berlin)',
+		);
+	});
+
+	it('sends the wall-clock time the clocks show after the spring-forward gap', () => {
+		// 02:30 does not exist in Berlin on 2030-03-31; Luxon moves it to 03:30 summer time.
+		expect(buildSchedule({ scheduledAt: '2030-03-31T02:30' }, BERLIN, NOW).scheduled).toEqual({
+			date: '2030-03-31',
+			hours: '03',
+			minutes: '30',
+		});
+	});
+
+	it('keeps activate=false and takes booleans given as text', () => {
+		const schedule = buildSchedule({ scheduledAt: '2030-04-01T08:00', activate: 'false' }, BERLIN, NOW);
+		expect(schedule.activated).toBe(false);
+		expect(schedule.query.activate).toBe(false);
+	});
+
+	it('sends clicks and waves only for the response-based options', () => {
+		const common = { scheduledAt: '2030-04-01T08:00', clicksAsResponseReference: true, dispatchWavesGroup: 1 };
+		const uniform = buildSchedule({ ...common, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 2 }, BERLIN, NOW);
+		expect(uniform.dispatch).toEqual({ dispatchOption: 'uniform', dispatchEndInHours: 2 });
+		const hour = buildSchedule({ ...common, dispatchOption: 'hour', dispatchEnd: 'inHours', dispatchEndInHours: '24' }, BERLIN, NOW);
+		expect(hour.dispatch).toEqual({
+			dispatchOption: 'hour',
+			dispatchEndInHours: 24,
+			clicksAsResponseReference: true,
+			dispatchWavesGroup: 1,
+		});
+	});
+
+	it('refuses settings that belong to no dispatch option or an unknown one', () => {
+		const at = { scheduledAt: '2030-04-01T08:00' };
+		expect(() => buildSchedule({ ...at, allowedHours: '8-20' }, BERLIN, NOW)).toThrow(
+			'Allowed Hours is set, but it is only used with a dispatch option',
+		);
+		expect(() => buildSchedule({ ...at, dispatchUniformInterval: 'hour' }, BERLIN, NOW)).toThrow(
+			'Uniform Interval is set, but it is only used with the uniform dispatch option (here: none)',
+		);
+		expect(() => buildSchedule({ ...at, dispatchOption: 'daily' }, BERLIN, NOW)).toThrow(
+			'Dispatch Option must be one of "none", "hour", "weekdayhour", "uniform", not "daily"',
+		);
+		expect(() =>
+			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 1 }, BERLIN, NOW),
+		).toThrow('from 2 to 96, not 1');
+		expect(() =>
+			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, dispatchUniformInterval: '5m' }, BERLIN, NOW),
+		).toThrow('Uniform Interval must be one of "hour", "30m", "20m", "15m", "10m", not "5m"');
+		expect(() =>
+			buildSchedule({ ...at, dispatchOption: 'weekdayhour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '' }, BERLIN, NOW),
+		).toThrow('Dispatch End At is empty');
+	});
+});
+
+describe('mailing › values from expressions', () => {
+	it('reads whole numbers given as numbers or digits only', () => {
+		expect(readInteger('12', 'Mailing ID', 1)).toBe(12);
+		expect(readInteger(' 7 ', 'Mailing ID', 1)).toBe(7);
+		expect(() => readInteger('12a', 'Mailing ID', 1)).toThrow('Mailing ID must be a whole number of at least 1, not "12a"');
+		expect(() => readInteger('', 'Mailing ID', 1)).toThrow('not ""');
+		expect(() => readInteger(true, 'Mailing ID', 1)).toThrow('not true');
+		expect(() => readInteger('9007199254740993', 'Mailing ID', 1)).toThrow('must be a whole number');
+	});
+
+	it('reads booleans and their text forms only', () => {
+		expect(readBoolean('TRUE', 'Activate')).toBe(true);
+		expect(readBoolean(false, 'Activate')).toBe(false);
+		expect(() => readBoolean('yes', 'Activate')).toThrow('Activate must be true or false, not "yes"');
+	});
+});
