@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contactField from './actions/contactField/ContactField.resource';
+import * as transaction from './actions/transaction/Transaction.resource';
 import { router } from './actions/router';
 
 export class MailingPlatform implements INodeType {
@@ -25,9 +26,13 @@ export class MailingPlatform implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Contact Field', value: 'contactField' }],
-				default: 'contactField',
+				options: [
+					{ name: 'Transaction', value: 'transaction' },
+					{ name: 'Contact Field', value: 'contactField' },
+				],
+				default: 'transaction',
 			},
+			...transaction.description,
 			...contactField.description,
 		],
 	};

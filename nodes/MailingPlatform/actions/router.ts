@@ -2,12 +2,14 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as contactField from './contactField/ContactField.resource';
+import * as transaction from './transaction/Transaction.resource';
 
 type Operation = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 };
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
+	transaction: { create: transaction.create },
 	contactField: { rename: contactField.rename },
 };
 
