@@ -5,6 +5,7 @@ import { FaultInjector, faultResponse } from './faults';
 import type { DoubleRequest, DoubleResponse } from './http';
 import { readBody, send, xmlError } from './http';
 import { ContactFieldsArea } from './routes/contactFields';
+import { TransactionsArea } from './routes/transactions';
 
 export const VERSION_PREFIX = '/1.0';
 export const DEFAULT_API_KEY = 'sandbox-api-key';
@@ -45,7 +46,9 @@ export class ServiceDouble {
 
 	readonly contactFields = new ContactFieldsArea();
 
-	private readonly areas: Area[] = [this.contactFields];
+	readonly transactions = new TransactionsArea(this.faults);
+
+	private readonly areas: Area[] = [this.contactFields, this.transactions];
 
 	private readonly sockets = new Set<Socket>();
 

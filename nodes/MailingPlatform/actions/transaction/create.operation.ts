@@ -309,6 +309,32 @@ async function binaryAttachments(
 	return attachments;
 }
 
+/**
+ * The message the transport gave its error: NodeApiError keeps it first in `messages` when it
+ * replaces a message naming a network code (ECONNRESET) with a generic one.
+ */
+function intendedMessage(error: NodeApiError): string {
+	return error.messages[0] || error.message;
+}
+
+/**
+ * A failed POST transactions in words the user can act on. Without an HTTP status the request
+ * may have reached the service: n8n reports a broken connection without its network code, so
+ * only the two known cases where nothing was sent are told apart from an unknown outcome.
+ */
+function describeFailure(error: NodeApiError): { message: string; description?: string | null; httpCode?: string | null } {
+	const message = intendedMessage(error);
+	const answered = error.httpCode !== null && error.httpCode !== undefined && error.httpCode !== '';
+	if (answered || /could not be reached|is not allowed|outcome is unknown/.test(message)) {
+		return { message, description: error.description, httpCode: error.httpCode };
+	}
+	return {
+		message: 'The connection broke before the service answered, so the outcome of this request is unknown',
+		description:
+			'The service may or may not have queued these transactions. They were not sent again, so that no e-mail goes out twice. Check in the platform before you send them again.',
+	};
+}
+
 function thousands(value: number): string {
 	return value.toLocaleString('en-US');
 }
@@ -396,24 +422,20 @@ export async function execute(
 				? 'No item of an earlier request was queued.'
 				: `${thousands(queuedSoFar)} items of earlier requests were already queued: do not run the same input again, or their e-mails go out twice.`;
 		const firstItem = sendItems[start];
+		const message = `${cause.message} (items ${firstItem} to ${sendItems[end - 1]}, ${thousands(end - start)} transactions)`;
+		const description = [cause.description, earlier].filter(Boolean).join(' ');
 		const error = new NodeApiError(
 			node,
 			{ message: cause.message, description: cause.description ?? '', httpCode: cause.httpCode ?? '' } as JsonObject,
-			{
-				message: `${cause.message} (items ${firstItem} to ${sendItems[end - 1]}, ${thousands(end - start)} transactions)`,
-				description: [cause.description, earlier].filter(Boolean).join(' '),
-				httpCode: cause.httpCode ?? undefined,
-				itemIndex: firstItem,
-			},
+			{ message, description, httpCode: cause.httpCode ?? undefined, itemIndex: firstItem },
 		);
+		// NodeApiError swaps messages naming a network code for a generic "retry" text; here
+		// retrying blindly could send e-mails twice, so the precise message stays.
+		error.message = message;
 		if (!continueOnFail) throw error;
 		for (let index = start; index < end; index++) {
 			const itemIndex = sendItems[index];
-			results[itemIndex] = {
-				json: { error: error.message, description: error.description ?? '' },
-				error,
-				pairedItem: { item: itemIndex },
-			};
+			results[itemIndex] = { json: { error: message, message: description }, pairedItem: { item: itemIndex } };
 		}
 	};
 
@@ -436,7 +458,7 @@ export async function execute(
 			});
 		} catch (error) {
 			if (!(error instanceof NodeApiError)) throw error;
-			failRequest(start, end, error);
+			failRequest(start, end, describeFailure(error));
 			return;
 		}
 
@@ -479,16 +501,12 @@ export async function execute(
 				continue;
 			}
 			json.message = entry.message;
-			results[itemIndex] = errorOutput
-				? {
-						json,
-						error: new NodeApiError(node, json as JsonObject, {
-							message: `[item ${itemIndex}] The transaction was not queued: ${entry.message}`,
-							itemIndex,
-						}),
-						pairedItem: { item: itemIndex },
-					}
-				: { json, pairedItem: { item: itemIndex } };
+			// n8n routes an item to the error output only when its JSON is exactly {error} or
+			// {error, message}; it then adds the input item's fields (the contact among them).
+			results[itemIndex] = {
+				json: errorOutput ? { error: 'The transaction was not queued', message: entry.message } : json,
+				pairedItem: { item: itemIndex },
+			};
 		}
 	};
 
