@@ -329,7 +329,7 @@ function describeFailure(error: NodeApiError): { message: string; description?: 
 		return { message, description: error.description, httpCode: error.httpCode };
 	}
 	return {
-		message: 'The connection broke before the service answered, so the outcome of this request is unknown',
+		message: 'The connection broke before the service answered: the outcome is unknown',
 		description:
 			'The service may or may not have queued these transactions. They were not sent again, so that no e-mail goes out twice. Check in the platform before you send them again.',
 	};
