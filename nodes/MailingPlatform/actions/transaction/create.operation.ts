@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	INode,
 	INodeExecutionData,
 	INodeProperties,
 	JsonObject,
@@ -60,7 +61,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 		default: '={{ $json }}',
 		displayOptions: { show: { inputMode: ['json'] } },
 		description:
-			'One transaction as the API expects it, e.g. {"type": 1, "contact": {"email": "anna@example.com"}, "content": {"order.id": "A-1"}}',
+			'One transaction as the API expects it, e.g. {"type": 1, "contact": {"email": "anna@example.com"}, "content": {"order.total": 59.9}}',
 	},
 	{
 		displayName: 'Transaction Type By',
@@ -203,19 +204,24 @@ function readerFor<T>(context: IExecuteFunctions, name: string, fallback: T): Re
 	return () => value;
 }
 
-class Refusal extends Error {}
+/** Thrown while checking one item; the loop adds the item's index and decides what to do. */
+function refusal(node: INode, message: string): NodeOperationError {
+	return new NodeOperationError(node, message);
+}
 
-function parseJsonObject(value: unknown, label: string): Record<string, unknown> {
+function parseJsonObject(node: INode, value: unknown, label: string): Record<string, unknown> {
 	let parsed = value;
+	let problem: string | undefined;
 	if (typeof value === 'string') {
 		try {
 			parsed = JSON.parse(value);
 		} catch (error) {
-			throw new Refusal(`${label} is not valid JSON: ${(error as Error).message}`);
+			problem = `${label} is not valid JSON: ${(error as Error).message}`;
 		}
 	}
-	if (!isPlainObject(parsed)) throw new Refusal(`${label} must be a JSON object`);
-	return parsed;
+	if (problem === undefined && !isPlainObject(parsed)) problem = `${label} must be a JSON object`;
+	if (problem !== undefined) throw refusal(node, problem);
+	return parsed as Record<string, unknown>;
 }
 
 function fieldsReaders(context: IExecuteFunctions) {
@@ -234,6 +240,7 @@ function fieldsReaders(context: IExecuteFunctions) {
 
 /** One transaction in the API's shape from the fields; empty identifications are left out. */
 function fromFields(
+	node: INode,
 	readers: ReturnType<typeof fieldsReaders>,
 	itemIndex: number,
 ): { transaction: Record<string, unknown>; labels: FieldLabels } {
@@ -254,9 +261,9 @@ function fromFields(
 	const externalId = String(readers.contactExternalId(itemIndex) ?? '').trim();
 	if (externalId !== '') contact.external_id = externalId;
 
-	const content = parseJsonObject(readers.content(itemIndex), 'Content');
+	const content = parseJsonObject(node, readers.content(itemIndex), 'Content');
 	if (readers.contactMode(itemIndex) === 'import') {
-		if (email === '') throw new Refusal('Contact E-Mail is empty: it is required to create a missing contact');
+		if (email === '') throw refusal(node, 'Contact E-Mail is empty: it is required to create a missing contact');
 		contact.permission = Number(readers.permission(itemIndex));
 		// The spec's sample of the import form carries the content inside import.
 		transaction.import = { contact, content };
@@ -287,12 +294,13 @@ async function binaryAttachments(
 	for (const property of properties) {
 		const binary = item.binary?.[property];
 		if (binary === undefined) {
-			throw new Refusal(`Attachment Binary Properties: the item has no binary property "${property}"`);
+			throw refusal(context.getNode(), `Attachment Binary Properties: the item has no binary property "${property}"`);
 		}
 		const filename = binary.fileName ?? property;
 		const mimetype = binary.mimeType || 'application/octet-stream';
 		if (isExecutable(filename, mimetype)) {
-			throw new Refusal(
+			throw refusal(
+				context.getNode(),
 				`Attachment Binary Properties: "${filename}" (${mimetype}) in "${property}" is an executable file, which the service does not allow`,
 			);
 		}
@@ -300,7 +308,8 @@ async function binaryAttachments(
 		const buffer = await context.helpers.getBinaryDataBuffer(itemIndex, property);
 		total += buffer.length;
 		if (total > MAX_ATTACHMENT_BYTES) {
-			throw new Refusal(
+			throw refusal(
+				context.getNode(),
 				`Attachment Binary Properties: the attachments add up to more than ${MAX_ATTACHMENT_BYTES.toLocaleString('en-US')} bytes, the service's limit per transaction`,
 			);
 		}
@@ -373,10 +382,10 @@ export async function execute(
 			let transaction: Record<string, unknown>;
 			let labels = JSON_LABELS;
 			if (readers !== undefined) {
-				({ transaction, labels } = fromFields(readers, itemIndex));
+				({ transaction, labels } = fromFields(node, readers, itemIndex));
 			} else {
 				const value = itemIsTransaction ? items[itemIndex].json : this.getNodeParameter('transactionJson', itemIndex);
-				transaction = parseJsonObject(value, 'Transaction JSON');
+				transaction = parseJsonObject(node, value, 'Transaction JSON');
 			}
 			const properties = String(attachmentProperties(itemIndex) ?? '')
 				.split(',')
@@ -388,12 +397,13 @@ export async function execute(
 				transaction = { ...transaction, attachments: [...existing, ...attached] };
 			}
 			const problem = transactionProblem(transaction, labels);
-			if (problem !== undefined) throw new Refusal(problem);
+			if (problem !== undefined) throw refusal(node, problem);
 
 			const json = JSON.stringify(transaction);
 			const size = Buffer.byteLength(json, 'utf8');
 			if (size + 2 > maxRequestBytes) {
-				throw new Refusal(
+				throw refusal(
+					node,
 					`The transaction alone is ${thousands(size)} bytes as JSON, more than one request may carry (${thousands(maxRequestBytes)} bytes); make its content or attachments smaller`,
 				);
 			}
@@ -401,8 +411,8 @@ export async function execute(
 			serialized.push(json);
 			sizes.push(size);
 		} catch (error) {
-			if (!(error instanceof Refusal)) throw error;
-			const message = `[item ${itemIndex}] ${error.message}`;
+			// Expression and binary-read failures are this item's problem too.
+			const message = `[item ${itemIndex}] ${(error as Error).message}`;
 			if (!continueOnFail) {
 				throw new NodeOperationError(node, message, {
 					itemIndex,
@@ -457,8 +467,11 @@ export async function execute(
 				},
 			});
 		} catch (error) {
-			if (!(error instanceof NodeApiError)) throw error;
-			failRequest(start, end, describeFailure(error));
+			failRequest(
+				start,
+				end,
+				describeFailure(error instanceof NodeApiError ? error : new NodeApiError(node, error as JsonObject)),
+			);
 			return;
 		}
 
