@@ -101,6 +101,8 @@ function order(index: number): IDataObject {
 const SOURCE_TYPE = 'bench.orders';
 const MEASURED_TYPE = 'bench.mailingPlatform';
 let nodeCpuMicros = 0;
+let rssAtNodeStart = 0;
+let peakRss = 0;
 
 function registerBenchNodes(): void {
 	const source: INodeType = {
@@ -124,6 +126,10 @@ function registerBenchNodes(): void {
 	const measured: INodeType = {
 		description: inner.description,
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			// The generator's garbage belongs to the benchmark, not to the node: collect it first.
+			(globalThis as { gc?: () => void }).gc?.();
+			rssAtNodeStart = process.memoryUsage().rss;
+			peakRss = rssAtNodeStart;
 			const start = process.cpuUsage();
 			const output = await inner.execute.call(this);
 			const used = process.cpuUsage(start);
@@ -199,7 +205,6 @@ export default async function benchmark(): Promise<BenchTable> {
 		gc?.();
 
 		const rssBefore = process.memoryUsage().rss;
-		let peakRss = rssBefore;
 		const sampler = setInterval(() => {
 			peakRss = Math.max(peakRss, process.memoryUsage().rss);
 		}, 5);
@@ -249,8 +254,10 @@ export default async function benchmark(): Promise<BenchTable> {
 				{ measure: 'one JSON.stringify of the array (floor)', value: `${(floorMicros / 1000).toFixed(0)} ms` },
 				{ measure: 'node CPU / JSON.stringify', value: ratio(cpuMicros / floorMicros), goal: '<= 2' },
 				{ measure: 'wall time of the node run', value: `${(packaged.wallMs / 1000).toFixed(2)} s` },
-				{ measure: 'peak RSS (before the run)', value: `${mb(peakRss)} (${mb(rssBefore)})` },
+				{ measure: 'RSS before the workflow / when the node starts (input held)', value: `${mb(rssBefore)} / ${mb(rssAtNodeStart)}` },
+				{ measure: 'peak RSS while the node runs', value: mb(peakRss) },
 				{ measure: 'peak RSS / serialized size', value: ratio(peakRss / totalBytes), goal: '<= 4' },
+				{ measure: 'peak RSS growth during the node / serialized size', value: ratio((peakRss - rssAtNodeStart) / totalBytes) },
 				{ measure: `${BASELINE_ORDERS.toLocaleString('en-US')} orders: requests, one per item / package`, value: `${perItemRequests} / ${batchedRequests} = ${ratio(perItemRequests / batchedRequests, 0)}` },
 				{ measure: `${BASELINE_ORDERS.toLocaleString('en-US')} orders: wall time, one per item / package`, value: `${(perItemMs / 1000).toFixed(2)} s / ${(batched.wallMs / 1000).toFixed(2)} s = ${ratio(perItemMs / batched.wallMs, 1)}` },
 			],

@@ -273,6 +273,38 @@ describe('transaction › create in a workflow', () => {
 		});
 	});
 
+	it('fails only the items of a request that stays unavailable, keeping the others’ results', async () => {
+		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } },
+			items: [order(0, 700), order(1, 700)],
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main[0].error).toContain('(items 0 to 0, 1 transactions)');
+		expect(result.main[0].message).toContain('No item of an earlier request was queued.');
+		expect(result.main[1]).toMatchObject({ queued: true });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+	});
+
+	it('reads one transaction per item from a Transaction JSON expression, with the type by name', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...jsonMode, transactionJson: '={{ $json.transaction }}' },
+			items: [
+				{ transaction: { typeName: 'shipping notice', contact: { external_id: 'C-1002' }, content: { 'shipping.tracking_code': 'T1' } } },
+				{ transaction: JSON.stringify({ type: 3, contact: { id: 1003 }, content: {} }) },
+			],
+		});
+
+		expect(result.main).toEqual([
+			{ queued: true, contact: { id: 1002, email: 'ben@example.com', external_id: 'C-1002' } },
+			{ queued: true, contact: { id: 1003, email: 'carla@example.com' } },
+		]);
+		expect(double().transactions.queued.map((queued) => queued.typeId)).toEqual([2, 3]);
+	});
+
 	it('refuses items without type or contact, naming the item and the field', async () => {
 		const result = await runNode({
 			credentials: credentials(),
