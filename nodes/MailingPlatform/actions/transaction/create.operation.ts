@@ -22,18 +22,13 @@ const GENERIC_ORDER_KEYS =
 	'shipping.tracking_url, shipping.delivery_date.earliest/latest, customer.salutation, customer.full_name, ' +
 	'customer.id, generic_fields.string1–10';
 
-const CONTENT_EXAMPLE = JSON.stringify(
-	{
-		'order.id': 'A-1001',
-		'order.currency': 'EUR',
-		'order.total': 59.9,
-		'order.items': [{ title: 'Mug', quantity: 2, price: 12.5 }],
-		billing: { fullname: 'Anna Example', 'address.line1': 'Main Street 1' },
-		'customer.salutation': 'Ms',
-	},
-	null,
-	2,
-);
+const CONTENT_EXAMPLE = JSON.stringify({
+	'order.id': 'A-1001',
+	'order.currency': 'EUR',
+	'order.total': 59.9,
+	'order.items': [{ title: 'Mug', quantity: 2, price: 12.5 }],
+	billing: { fullname: 'Anna Example', 'address.line1': 'Main Street 1' },
+});
 
 export const description: INodeProperties[] = showFor('transaction', 'create', [
 	{
@@ -149,7 +144,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 		type: 'json',
 		default: '{}',
 		displayOptions: { show: { inputMode: ['fields'] } },
-		placeholder: CONTENT_EXAMPLE,
+		hint: `Generic order example: ${CONTENT_EXAMPLE}`,
 		description: `Transaction content as a JSON object, with flat dotted keys or grouped objects; numbers must be numbers. Keys of the generic order type: ${GENERIC_ORDER_KEYS}.`,
 	},
 	{
