@@ -90,6 +90,7 @@ describe('transaction › create in a workflow', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.main.map((json) => json.queued)).toEqual(items.map(() => true));
 		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(400));
+		expect(double().transactions.receivedCount).toBe(400);
 		const statuses = double().requestsTo('transactions').map((request) => request.status);
 		expect(statuses).toContain(413);
 	});

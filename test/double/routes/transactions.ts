@@ -76,13 +76,6 @@ export class TransactionsArea {
 		for (const contact of this.contacts) this.index(contact);
 	}
 
-	addContact(contact: Omit<DoubleContact, 'id'>): DoubleContact {
-		const created = { id: this.nextContactId++, ...contact };
-		this.contacts.push(created);
-		this.index(created);
-		return created;
-	}
-
 	/** Order IDs of the queued transactions, in order. */
 	queuedOrderIds(): Array<string | undefined> {
 		return this.queued.map((transaction) => transaction.orderId);
