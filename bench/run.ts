@@ -8,7 +8,9 @@ export interface BenchTable {
 
 type Benchmark = () => Promise<BenchTable>;
 
-const benchmarks: Array<[string, () => Promise<Benchmark>]> = [];
+const benchmarks: Array<[string, () => Promise<Benchmark>]> = [
+	['transactions', async () => (await import('./transactions')).default],
+];
 
 function print(table: BenchTable): void {
 	const widths = [

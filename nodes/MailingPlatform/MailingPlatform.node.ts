@@ -3,6 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
+import * as transaction from './actions/transaction/Transaction.resource';
 import { router } from './actions/router';
 
 export class MailingPlatform implements INodeType {
@@ -26,9 +27,14 @@ export class MailingPlatform implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Contact Field', value: 'contactField' }, { name: 'Mailing', value: 'mailing' }],
-				default: 'contactField',
+				options: [
+					{ name: 'Contact Field', value: 'contactField' },
+					{ name: 'Mailing', value: 'mailing' },
+					{ name: 'Transaction', value: 'transaction' },
+				],
+				default: 'transaction',
 			},
+			...transaction.description,
 			...contactField.description,
 			...mailing.description,
 		],

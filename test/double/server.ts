@@ -6,6 +6,7 @@ import type { DoubleRequest, DoubleResponse } from './http';
 import { readBody, send, xmlError } from './http';
 import { ContactFieldsArea } from './routes/contactFields';
 import { MailingsArea } from './routes/mailings';
+import { TransactionsArea } from './routes/transactions';
 
 export const VERSION_PREFIX = '/1.0';
 export const DEFAULT_API_KEY = 'sandbox-api-key';
@@ -48,7 +49,9 @@ export class ServiceDouble {
 
 	readonly mailings = new MailingsArea();
 
-	private readonly areas: Area[] = [this.contactFields, this.mailings];
+	readonly transactions = new TransactionsArea(this.faults);
+
+	private readonly areas: Area[] = [this.contactFields, this.mailings, this.transactions];
 
 	private readonly sockets = new Set<Socket>();
 

@@ -3,12 +3,14 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import * as contactField from './contactField/ContactField.resource';
 import * as mailing from './mailing/Mailing.resource';
+import * as transaction from './transaction/Transaction.resource';
 
 type Operation = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 };
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
+	transaction: { create: transaction.create },
 	contactField: { rename: contactField.rename },
 	mailing: { getTestSendOutResult: mailing.getTestSendOutResult, schedule: mailing.schedule, startBounceCheck: mailing.startBounceCheck, startMessageSizeCheck: mailing.startMessageSizeCheck },
 };

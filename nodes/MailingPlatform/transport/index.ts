@@ -171,7 +171,8 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			request.jsonBody === undefined
 				? { Accept: `${XML_MEDIA_TYPE}; charset=utf-8` }
 				: { Accept: 'application/json', 'Content-Type': 'application/json; charset=utf-8' },
-		body: request.jsonBody,
+		// A Buffer goes out untouched; axios would JSON.parse a string body to validate it.
+		body: request.jsonBody === undefined ? undefined : Buffer.from(request.jsonBody, 'utf8'),
 		encoding: 'text',
 		json: false,
 		returnFullResponse: true,
