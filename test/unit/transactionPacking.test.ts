@@ -6,9 +6,11 @@ describe('packing transactions into request bodies', () => {
 
 	it('counts a body exactly as sent: UTF-8 bytes, brackets and commas', () => {
 		for (let end = 1; end <= serialized.length; end++) {
-			expect(arrayBodyBytes(sizes, 0, end)).toBe(Buffer.byteLength(arrayBody(serialized, 0, end), 'utf8'));
+			const body = arrayBody(serialized, sizes, 0, end);
+			expect(arrayBodyBytes(sizes, 0, end)).toBe(body.length);
+			expect(body.toString('utf8')).toBe(`[${serialized.slice(0, end).join(',')}]`);
 		}
-		expect(JSON.parse(arrayBody(serialized, 1, 3))).toEqual([{ b: 2 }, { c: '€uro' }]);
+		expect(JSON.parse(arrayBody(serialized, sizes, 1, 3).toString('utf8'))).toEqual([{ b: 2 }, { c: '€uro' }]);
 	});
 
 	it('fills a request up to the limit and not one byte beyond', () => {

@@ -27,8 +27,8 @@ export interface ServiceRequest {
 	/** Path segments below the base URL; each is encoded as exactly one segment. */
 	path: ReadonlyArray<string | number>;
 	query?: QueryParameters;
-	/** A JSON body, already serialized, sent byte for byte. Without it the call is XML. */
-	jsonBody?: string;
+	/** A JSON body, already serialized and encoded, sent byte for byte. Without it the call is XML. */
+	jsonBody?: Buffer;
 	/** Whether sending the request twice is harmless, so a broken connection may be retried. */
 	repeatable: boolean;
 	errorDescriptions?: ErrorDescriptions;
@@ -172,7 +172,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 				? { Accept: `${XML_MEDIA_TYPE}; charset=utf-8` }
 				: { Accept: 'application/json', 'Content-Type': 'application/json; charset=utf-8' },
 		// A Buffer goes out untouched; axios would JSON.parse a string body to validate it.
-		body: request.jsonBody === undefined ? undefined : Buffer.from(request.jsonBody, 'utf8'),
+		body: request.jsonBody,
 		encoding: 'text',
 		json: false,
 		returnFullResponse: true,

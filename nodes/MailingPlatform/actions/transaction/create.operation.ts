@@ -425,7 +425,7 @@ export async function execute(
 				method: 'POST',
 				path: ['transactions'],
 				query: { ignore_invalid_transactions: ignoreInvalid },
-				jsonBody: arrayBody(serialized, start, end),
+				jsonBody: arrayBody(serialized, sizes, start, end),
 				repeatable: false,
 				passStatuses: [413],
 				itemIndex: sendItems[start],

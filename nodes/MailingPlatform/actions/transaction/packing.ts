@@ -24,9 +24,24 @@ export function nextBatchEnd(sizes: readonly number[], start: number, maxBytes: 
 	return end;
 }
 
-/** The array body exactly as sent: `[` + serialized transactions joined by `,` + `]`. */
-export function arrayBody(serialized: readonly string[], start: number, end: number): string {
-	return `[${serialized.slice(start, end).join(',')}]`;
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The array body exactly as sent: `[` + serialized transactions joined by `,` + `]`, encoded
+ * straight into one buffer of the known size, with no joined string to build and encode again.
+ */
+export function arrayBody(serialized: readonly string[], sizes: readonly number[], start: number, end: number): Buffer {
+	const body = Buffer.allocUnsafe(arrayBodyBytes(sizes, start, end));
+	let offset = 0;
+	body[offset++] = OPEN_BRACKET;
+	for (let index = start; index < end; index++) {
+		if (index > start) body[offset++] = COMMA;
+		offset += body.write(serialized[index], offset, 'utf8');
+	}
+	body[offset] = CLOSE_BRACKET;
+	return body;
 }
 
 export interface ReportEntry {
