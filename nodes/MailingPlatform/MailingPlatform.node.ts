@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contactField from './actions/contactField/ContactField.resource';
+import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 
 export class MailingPlatform implements INodeType {
@@ -25,10 +26,14 @@ export class MailingPlatform implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Contact Field', value: 'contactField' }],
+				options: [
+					{ name: 'Contact Field', value: 'contactField' },
+					{ name: 'Report', value: 'report' },
+				],
 				default: 'contactField',
 			},
 			...contactField.description,
+			...report.description,
 		],
 	};
 

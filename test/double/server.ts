@@ -5,6 +5,7 @@ import { FaultInjector, faultResponse } from './faults';
 import type { DoubleRequest, DoubleResponse } from './http';
 import { readBody, send, xmlError } from './http';
 import { ContactFieldsArea } from './routes/contactFields';
+import { ReportsArea } from './routes/reports';
 
 export const VERSION_PREFIX = '/1.0';
 export const DEFAULT_API_KEY = 'sandbox-api-key';
@@ -45,7 +46,9 @@ export class ServiceDouble {
 
 	readonly contactFields = new ContactFieldsArea();
 
-	private readonly areas: Area[] = [this.contactFields];
+	readonly reports = new ReportsArea();
+
+	private readonly areas: Area[] = [this.contactFields, this.reports];
 
 	private readonly sockets = new Set<Socket>();
 

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as contactField from './contactField/ContactField.resource';
+import * as report from './report/Report.resource';
 
 type Operation = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
@@ -9,6 +10,7 @@ type Operation = {
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
 	contactField: { rename: contactField.rename },
+	report: { getBlocks: report.getBlocks, countBlocks: report.countBlocks, getUnsubscriptionReasons: report.getUnsubscriptionReasons },
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
