@@ -8,7 +8,9 @@ export interface BenchTable {
 
 type Benchmark = () => Promise<BenchTable>;
 
-const benchmarks: Array<[string, () => Promise<Benchmark>]> = [];
+const benchmarks: Array<[string, () => Promise<Benchmark>]> = [
+	['reports', async () => (await import('./reports')).default],
+];
 
 function print(table: BenchTable): void {
 	const widths = [
