@@ -211,4 +211,23 @@ describe('report › getBlocks and countBlocks in a workflow', () => {
 
 		expect(result.main).toEqual([{ count: 17 }]);
 	});
+
+	it('retries a connection dropped on a page, since reading a report is safe to repeat', async () => {
+		double().reports.generateBlocks(1500);
+		double().faults.dropNext(1, { match: 'reports/blocks' });
+
+		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+
+		expect(result.error).toBeUndefined();
+		expect(result.main).toHaveLength(1500);
+	});
+
+	it('answers a page size outside 1..1000 with a 400 error document, as the spec limits it', async () => {
+		const response = await fetch(`${double().baseUrl}/reports/blocks?page_size=1001`, {
+			headers: { authorization: `Basic ${Buffer.from(double().apiKey).toString('base64')}` },
+		});
+
+		expect(response.status).toBe(400);
+		expect(await response.text()).toContain('<error><message>Invalid value &apos;1001&apos; for page_size');
+	});
 });

@@ -120,4 +120,13 @@ describe('mailingPlatformTrigger › blockStatusChanged', () => {
 
 		await expect(poll(pollWorkflow(), 'manual')).rejects.toThrow('Injected 403');
 	});
+
+	it('starts from the current time when the report is still empty', async () => {
+		const workflow = pollWorkflow();
+		expect(await poll(workflow)).toEqual([]);
+
+		double().reports.addBlock({ at: new Date(), contactId: 5 });
+
+		expect(ids(await poll(workflow))).toEqual([5]);
+	});
 });
