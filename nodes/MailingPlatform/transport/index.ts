@@ -137,8 +137,10 @@ interface HttpResult {
 function networkErrorCode(error: unknown): string | undefined {
 	const candidates = [error, (error as { cause?: unknown })?.cause];
 	for (const candidate of candidates) {
-		const code = (candidate as { code?: unknown })?.code;
-		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		// n8n's request helper wraps network failures in a NodeApiError carrying the code as httpCode.
+		for (const code of [(candidate as { code?: unknown })?.code, (candidate as { httpCode?: unknown })?.httpCode]) {
+			if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		}
 	}
 	return undefined;
 }
