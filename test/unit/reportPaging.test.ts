@@ -51,10 +51,20 @@ describe('fetchAllPages', () => {
 		expect(await fetchAllPages(fetchPage)).toHaveLength(1000);
 	});
 
+	it('stops when a service claiming a billion pages answers page 1 again', async () => {
+		const { asked, fetchPage } = source(5000, { ignorePageIndex: true });
+		const claimingBillion = async (pageIndex: number, pageSize: number) => ({
+			...(await fetchPage(pageIndex, pageSize)),
+			paging: { pages: 1_000_000_000 },
+		});
+		expect(await fetchAllPages(claimingBillion)).toHaveLength(1000);
+		expect(asked.length).toBeLessThanOrEqual(5);
+	});
+
 	it('fails with the page that failed', async () => {
 		const fetchPage = async (pageIndex: number): Promise<Page<number>> => {
 			if (pageIndex === 3) throw new Error('boom');
-			return { records: Array.from({ length: 1000 }, (_, i) => i), paging: { pages: 5 }, body: '' };
+			return { records: Array.from({ length: 1000 }, (_, i) => i), paging: { pages: 5 }, body: `page ${pageIndex}` };
 		};
 		await expect(fetchAllPages(fetchPage)).rejects.toThrow('boom (page 3 of 5)');
 	});

@@ -23,32 +23,50 @@ export interface PagingOptions {
 
 export type PageFetcher<T> = (pageIndex: number, pageSize: number) => Promise<Page<T>>;
 
+/**
+ * Pages 2..lastPage, at most `pagingSettings.concurrency` at a time, in page order. Stops at
+ * an empty page or one that repeats page 1 (a service ignoring `page_index`), so a wrong
+ * `X-Pages` can neither loop for ever nor produce duplicates. Only records are kept, not bodies.
+ */
+async function fetchConcurrently<T>(
+	fetchPage: (pageIndex: number) => Promise<Page<T>>,
+	lastPage: number,
+	firstBody: string,
+): Promise<T[][]> {
+	const recordsByPage = new Map<number, T[]>();
+	const failures = new Map<number, unknown>();
+	let end = lastPage;
+	let next = 2;
+	const worker = async () => {
+		while (failures.size === 0 && next <= end) {
+			const pageIndex = next++;
+			try {
+				const page = await fetchPage(pageIndex);
+				if (page.records.length === 0 || page.body === firstBody) end = Math.min(end, pageIndex - 1);
+				else recordsByPage.set(pageIndex, page.records);
+			} catch (error) {
+				failures.set(pageIndex, error);
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.max(0, Math.min(pagingSettings.concurrency, lastPage - 1)) }, worker));
+	const ordered: T[][] = [];
+	for (let pageIndex = 2; pageIndex <= end; pageIndex++) {
+		if (failures.has(pageIndex)) throw failures.get(pageIndex);
+		const pageRecords = recordsByPage.get(pageIndex);
+		// Not fetched because another page failed first: that failure is the one to report.
+		if (pageRecords === undefined) throw [...failures.values()][0];
+		ordered.push(pageRecords);
+	}
+	return ordered;
+}
+
 /** Marks an error with the page it came from, so a failed run says where it stopped. */
 function withPage(error: unknown, pageIndex: number, pages: number | undefined): unknown {
 	if (error instanceof Error) {
 		error.message = `${error.message} (page ${pageIndex}${pages === undefined ? '' : ` of ${pages}`})`;
 	}
 	return error;
-}
-
-/** Runs `tasks` with at most `concurrency` at once; results keep the tasks' order. */
-async function runBounded<R>(tasks: Array<() => Promise<R>>, concurrency: number): Promise<R[]> {
-	const results: R[] = new Array<R>(tasks.length);
-	let next = 0;
-	let failure: { error: unknown } | undefined;
-	const worker = async () => {
-		while (failure === undefined && next < tasks.length) {
-			const index = next++;
-			try {
-				results[index] = await tasks[index]();
-			} catch (error) {
-				failure ??= { error };
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
-	if (failure !== undefined) throw failure.error;
-	return results;
 }
 
 /**
@@ -77,15 +95,12 @@ export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: Pagin
 
 	const pages = first.paging.pages;
 	if (pages !== undefined) {
-		const lastPage = Math.min(pages, Math.ceil(wanted / pageSize));
-		const tasks: Array<() => Promise<Page<T>>> = [];
-		for (let pageIndex = 2; pageIndex <= lastPage; pageIndex++) {
-			tasks.push(async () => await fetchNumbered(pageIndex, pages));
-		}
-		for (const page of await runBounded(tasks, pagingSettings.concurrency)) {
-			if (page.records.length === 0) break;
-			records.push(...page.records);
-		}
+		const laterPages = await fetchConcurrently(
+			async (pageIndex) => await fetchNumbered(pageIndex, pages),
+			Math.min(pages, Math.ceil(wanted / pageSize)),
+			first.body,
+		);
+		for (const pageRecords of laterPages) records.push(...pageRecords);
 		return records.slice(0, wanted);
 	}
 
