@@ -10,6 +10,7 @@ type Benchmark = () => Promise<BenchTable>;
 
 const benchmarks: Array<[string, () => Promise<Benchmark>]> = [
 	['transactions', async () => (await import('./transactions')).default],
+	['reports', async () => (await import('./reports')).default],
 ];
 
 function print(table: BenchTable): void {

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
 import * as transaction from './actions/transaction/Transaction.resource';
+import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 
 export class MailingPlatform implements INodeType {
@@ -30,6 +31,7 @@ export class MailingPlatform implements INodeType {
 				options: [
 					{ name: 'Contact Field', value: 'contactField' },
 					{ name: 'Mailing', value: 'mailing' },
+					{ name: 'Report', value: 'report' },
 					{ name: 'Transaction', value: 'transaction' },
 				],
 				default: 'transaction',
@@ -37,6 +39,7 @@ export class MailingPlatform implements INodeType {
 			...transaction.description,
 			...contactField.description,
 			...mailing.description,
+			...report.description,
 		],
 	};
 

@@ -7,6 +7,7 @@ import { readBody, send, xmlError } from './http';
 import { ContactFieldsArea } from './routes/contactFields';
 import { MailingsArea } from './routes/mailings';
 import { TransactionsArea } from './routes/transactions';
+import { ReportsArea } from './routes/reports';
 
 export const VERSION_PREFIX = '/1.0';
 export const DEFAULT_API_KEY = 'sandbox-api-key';
@@ -49,9 +50,11 @@ export class ServiceDouble {
 
 	readonly mailings = new MailingsArea();
 
+	readonly reports = new ReportsArea();
+
 	readonly transactions = new TransactionsArea(this.faults);
 
-	private readonly areas: Area[] = [this.contactFields, this.mailings, this.transactions];
+	private readonly areas: Area[] = [this.contactFields, this.mailings, this.reports, this.transactions];
 
 	private readonly sockets = new Set<Socket>();
 

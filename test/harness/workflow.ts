@@ -16,14 +16,17 @@ import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 
 import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
+import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
 import type { SourceItem } from './sourceNode';
 import { SOURCE_NODE_TYPE, SourceItems } from './sourceNode';
 
 export const NODE_TYPE = 'n8n-nodes-mailing-platform.mailingPlatform';
 export const NODE_NAME = 'Mailing Platform';
+export const TRIGGER_NODE_TYPE = 'n8n-nodes-mailing-platform.mailingPlatformTrigger';
 
 const nodeTypeInstances: Record<string, INodeType> = {
 	[NODE_TYPE]: new MailingPlatform(),
+	[TRIGGER_NODE_TYPE]: new MailingPlatformTrigger(),
 	[SOURCE_NODE_TYPE]: new SourceItems(),
 };
 

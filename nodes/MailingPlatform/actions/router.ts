@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import * as contactField from './contactField/ContactField.resource';
 import * as mailing from './mailing/Mailing.resource';
 import * as transaction from './transaction/Transaction.resource';
+import * as report from './report/Report.resource';
 
 type Operation = {
 	execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
@@ -13,6 +14,7 @@ const operationsByResource: Record<string, Record<string, Operation>> = {
 	transaction: { create: transaction.create },
 	contactField: { rename: contactField.rename },
 	mailing: { getTestSendOutResult: mailing.getTestSendOutResult, schedule: mailing.schedule, startBounceCheck: mailing.startBounceCheck, startMessageSizeCheck: mailing.startMessageSizeCheck },
+	report: { getBlocks: report.getBlocks, countBlocks: report.countBlocks, getUnsubscriptionReasons: report.getUnsubscriptionReasons },
 };
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,0 +1,208 @@
+import { DateTime } from 'luxon';
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { QueryParameters } from '../../transport';
+
+const fromDate: INodeProperties = {
+	displayName: 'From',
+	name: 'fromDate',
+	type: 'dateTime',
+	default: '',
+	description:
+		'Only records at or after this moment (inclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
+};
+
+const toDate: INodeProperties = {
+	displayName: 'To',
+	name: 'toDate',
+	type: 'dateTime',
+	default: '',
+	description:
+		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
+};
+
+export const statusOptions = [
+	{ name: 'Allowed', value: 'allowed' },
+	{ name: 'Blocked', value: 'blocked' },
+];
+
+export const reasonOptions = [
+	{ name: 'Blacklist', value: 'blacklist' },
+	{ name: 'Bounce Policy', value: 'bounce_policy' },
+];
+
+/** The filters of the block report, shared by getBlocks and countBlocks. */
+export const blockFilters: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options: [
+		{
+			displayName: 'Contact IDs',
+			name: 'contactIds',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 1001, 1002',
+			description: 'Comma-separated platform IDs of the contacts to report on',
+		},
+		{
+			displayName: 'Custom Fields to Return',
+			name: 'customFields',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. shoe size, loyalty tier',
+			description: 'Comma-separated names of custom contact fields whose values are returned with each block',
+		},
+		{
+			displayName: 'E-Mails',
+			name: 'emails',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. ada@example.com, grace@example.com',
+			description: 'Comma-separated e-mail addresses of the contacts to report on',
+		},
+		{
+			displayName: 'Exclude Anonymous Blocks',
+			name: 'excludeAnonymousBlocks',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to leave out blocks that cannot be mapped to a contact (because of permission types or unsubscriptions)',
+		},
+		{
+			displayName: 'External IDs',
+			name: 'externalIds',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. CRM-17, CRM-18',
+			description: 'Comma-separated external IDs of the contacts to report on',
+		},
+		fromDate,
+		{
+			displayName: 'New Status',
+			name: 'newStatus',
+			type: 'options',
+			options: statusOptions,
+			default: 'blocked',
+			description: 'Only changes to this status',
+		},
+		{
+			displayName: 'Old Status',
+			name: 'oldStatus',
+			type: 'options',
+			options: statusOptions,
+			default: 'allowed',
+			description: 'Only changes from this status',
+		},
+		{
+			displayName: 'Reasons',
+			name: 'reasons',
+			type: 'multiOptions',
+			options: reasonOptions,
+			default: [],
+			description: 'Only changes with one of these reasons',
+		},
+		{
+			displayName: 'Standard Fields to Return',
+			name: 'standardFields',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. FIRSTNAME, LASTNAME',
+			description: 'Comma-separated names of standard contact fields whose values are returned with each block',
+		},
+		toDate,
+	],
+};
+
+/** The filters of the unsubscription-reasons report. */
+export const periodFilters: INodeProperties = {
+	displayName: 'Filters',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter',
+	default: {},
+	options: [fromDate, toDate],
+};
+
+/** `a, b,,c ` -> `['a', 'b', 'c']`. */
+export function splitList(value: unknown): string[] {
+	if (Array.isArray(value)) return value.map((entry) => String(entry).trim()).filter((entry) => entry !== '');
+	if (value === undefined || value === null) return [];
+	return String(value)
+		.split(',')
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== '');
+}
+
+/** Milliseconds since the epoch of a date-time parameter; wall-clock values are read in `timeZone`. */
+export function toEpochMillis(
+	node: INode,
+	value: unknown,
+	timeZone: string,
+	label: string,
+	itemIndex: number,
+): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	let time: DateTime | undefined;
+	if (DateTime.isDateTime(value)) time = value;
+	else if (value instanceof Date) time = DateTime.fromJSDate(value);
+	else if (typeof value === 'number') time = DateTime.fromMillis(value);
+	else if (typeof value === 'string') {
+		time = DateTime.fromISO(value.trim(), { zone: timeZone });
+		if (!time.isValid) time = DateTime.fromSQL(value.trim(), { zone: timeZone });
+	}
+	if (time === undefined || !time.isValid) {
+		throw new NodeOperationError(node, `${label} is not a valid date and time: "${String(value)}"`, {
+			itemIndex,
+			description: `Pick a date in ${label}, or give an ISO 8601 value such as 2024-05-01T00:00:00.`,
+		});
+	}
+	return time.toMillis();
+}
+
+/** `from_date` and `to_date` from a filters collection, refusing a period that ends before it starts. */
+export function periodQuery(
+	context: IExecuteFunctions,
+	filters: IDataObject,
+	itemIndex: number,
+): { from_date?: number; to_date?: number } {
+	const timeZone = context.getTimezone();
+	const from = toEpochMillis(context.getNode(), filters.fromDate, timeZone, 'From', itemIndex);
+	const to = toEpochMillis(context.getNode(), filters.toDate, timeZone, 'To', itemIndex);
+	if (from !== undefined && to !== undefined && from > to) {
+		throw new NodeOperationError(context.getNode(), 'From is after To', {
+			itemIndex,
+			description: 'From is inclusive and To is exclusive: choose a From that is not later than To.',
+		});
+	}
+	return { from_date: from, to_date: to };
+}
+
+/** The block report's query for one item's filters. */
+export function blockFilterQuery(context: IExecuteFunctions, itemIndex: number): QueryParameters {
+	const filters = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const contactIds = splitList(filters.contactIds);
+	const badId = contactIds.find((id) => !/^\d+$/.test(id));
+	if (badId !== undefined) {
+		throw new NodeOperationError(context.getNode(), `Contact IDs contains "${badId}", which is not a contact ID`, {
+			itemIndex,
+			description: 'Contact IDs are whole numbers, separated by commas, e.g. 1001, 1002.',
+		});
+	}
+	const reasons = splitList(filters.reasons);
+	return {
+		...periodQuery(context, filters, itemIndex),
+		ids: contactIds,
+		emails: splitList(filters.emails),
+		eids: splitList(filters.externalIds),
+		reasons,
+		old_status: (filters.oldStatus as string | undefined) || undefined,
+		new_status: (filters.newStatus as string | undefined) || undefined,
+		exclude_anonymous_blocks: filters.excludeAnonymousBlocks !== false,
+		standard_field: splitList(filters.standardFields),
+		custom_field: splitList(filters.customFields),
+	};
+}

@@ -1,0 +1,62 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { QueryParameters } from '../../transport';
+import { readPaging, xmlRequest } from '../../transport';
+import type { Page } from '../../transport/paging';
+import { fetchAllPages } from '../../transport/paging';
+
+/** Return All / Limit, as on every n8n node that lists records. */
+export function pagingProperties(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+export interface ReportRequest {
+	path: string[];
+	query: QueryParameters;
+	/** The wrapper element of the page, e.g. `blocks`. */
+	listElement: string;
+	itemIndex: number;
+	errorDescriptions?: Record<number, string>;
+}
+
+/** Every record of a paged report (or up to the item's Limit), in the service's order. */
+export async function fetchReport(this: IExecuteFunctions, request: ReportRequest): Promise<IDataObject[]> {
+	const { itemIndex } = request;
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+
+	const fetchPage = async (pageIndex: number, pageSize: number): Promise<Page<IDataObject>> => {
+		const { data, response } = await xmlRequest.call(this, {
+			method: 'GET',
+			path: request.path,
+			query: { ...request.query, page_index: pageIndex, page_size: pageSize },
+			repeatable: true,
+			itemIndex,
+			errorDescriptions: request.errorDescriptions,
+		});
+		const records = data[request.listElement];
+		return {
+			records: Array.isArray(records) ? (records as IDataObject[]) : [],
+			paging: readPaging(response.headers),
+			body: response.body,
+		};
+	};
+	return await fetchAllPages(fetchPage, { limit });
+}

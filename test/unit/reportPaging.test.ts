@@ -1,0 +1,71 @@
+import type { Page } from '../../nodes/MailingPlatform/transport/paging';
+import { fetchAllPages } from '../../nodes/MailingPlatform/transport/paging';
+
+/** A paged source of numbers 1..total, answering like the service (or worse, per options). */
+function source(total: number, options: { pagesHeader?: boolean; ignorePageIndex?: boolean } = {}) {
+	const asked: Array<[number, number]> = [];
+	const fetchPage = async (pageIndex: number, pageSize: number): Promise<Page<number>> => {
+		asked.push([pageIndex, pageSize]);
+		const index = options.ignorePageIndex ? 1 : pageIndex;
+		const records = Array.from({ length: total }, (_, i) => i + 1).slice((index - 1) * pageSize, index * pageSize);
+		const pages = options.pagesHeader === false ? undefined : Math.ceil(total / pageSize);
+		return { records, paging: { pages }, body: JSON.stringify(records) };
+	};
+	return { asked, fetchPage };
+}
+
+describe('fetchAllPages', () => {
+	it('reads every page of 1,000 in order when all are asked for', async () => {
+		const { asked, fetchPage } = source(3500);
+		const records = await fetchAllPages(fetchPage);
+		expect(records).toEqual(Array.from({ length: 3500 }, (_, i) => i + 1));
+		expect(asked.map(([page]) => page).sort()).toEqual([1, 2, 3, 4]);
+		expect(new Set(asked.map(([, size]) => size))).toEqual(new Set([1000]));
+	});
+
+	it('asks only for what a limit needs', async () => {
+		const { asked, fetchPage } = source(5000);
+		expect(await fetchAllPages(fetchPage, { limit: 2500 })).toHaveLength(2500);
+		expect(asked).toEqual(expect.arrayContaining([[1, 1000], [2, 1000], [3, 1000]]));
+		expect(asked).toHaveLength(3);
+	});
+
+	it('without X-Pages reads on until a short page', async () => {
+		const { asked, fetchPage } = source(2000, { pagesHeader: false });
+		expect(await fetchAllPages(fetchPage)).toHaveLength(2000);
+		expect(asked.map(([page]) => page)).toEqual([1, 2, 3]);
+	});
+
+	it('stops when a service without X-Pages answers the same page again', async () => {
+		const { asked, fetchPage } = source(5000, { pagesHeader: false, ignorePageIndex: true });
+		expect(await fetchAllPages(fetchPage)).toHaveLength(1000);
+		expect(asked).toHaveLength(2);
+	});
+
+	it('stops at an empty page even when X-Pages promised more', async () => {
+		const fetchPage = async (pageIndex: number): Promise<Page<number>> => ({
+			records: pageIndex === 1 ? Array.from({ length: 1000 }, (_, i) => i) : [],
+			paging: { pages: 50 },
+			body: '',
+		});
+		expect(await fetchAllPages(fetchPage)).toHaveLength(1000);
+	});
+
+	it('stops when a service claiming a billion pages answers page 1 again', async () => {
+		const { asked, fetchPage } = source(5000, { ignorePageIndex: true });
+		const claimingBillion = async (pageIndex: number, pageSize: number) => ({
+			...(await fetchPage(pageIndex, pageSize)),
+			paging: { pages: 1_000_000_000 },
+		});
+		expect(await fetchAllPages(claimingBillion)).toHaveLength(1000);
+		expect(asked.length).toBeLessThanOrEqual(5);
+	});
+
+	it('fails with the page that failed', async () => {
+		const fetchPage = async (pageIndex: number): Promise<Page<number>> => {
+			if (pageIndex === 3) throw new Error('boom');
+			return { records: Array.from({ length: 1000 }, (_, i) => i), paging: { pages: 5 }, body: `page ${pageIndex}` };
+		};
+		await expect(fetchAllPages(fetchPage)).rejects.toThrow('boom (page 3 of 5)');
+	});
+});
