@@ -139,7 +139,8 @@ export async function n8nEnvironment(userFolder: string, extra: Record<string, s
 		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_WHATS_NEW_ENABLED: 'false',
 		EXTERNAL_FRONTEND_HOOKS_URLS: '',
-		N8N_LOG_LEVEL: 'warn',
+		// Not lower: `n8n execute` prints its result through the logger at level info.
+		N8N_LOG_LEVEL: 'info',
 		// The task-runner broker would take the fixed port 5679, colliding with any other n8n.
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		...extra,

@@ -48,7 +48,6 @@ async function main(): Promise<void> {
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: 'localhost',
 		N8N_SECURE_COOKIE: 'false',
-		N8N_LOG_LEVEL: 'info',
 	});
 	log('Importing the sandbox credential and the example workflows ...');
 	await importCredentials([sandboxCredential(double)], env, userFolder);

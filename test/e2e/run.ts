@@ -3,7 +3,8 @@
  * packages, imports a credential pointing at the local service double and the case workflows,
  * executes each with `n8n execute` and checks the node's output and the requests the double saw.
  *
- * Usage: node .build-test/test/e2e/run.js [case name ...] [--include-pending]
+ * Usage: node .build-test/test/e2e/run.js [case name ...] [--include-pending] [--keep]
+ * (--keep leaves the temporary n8n user folder in place for a look at it afterwards.)
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -57,7 +58,7 @@ export function parseRunData(output: string): RunData | undefined {
 	return undefined;
 }
 
-async function main(): Promise<number> {
+async function main(): Promise<{ passed: number; failed: number }> {
 	const { selected, skipped } = selectCases(process.argv.slice(2));
 	await ensureN8nInstalled(log);
 
@@ -102,12 +103,12 @@ async function main(): Promise<number> {
 			}
 		}
 		if (skipped.length > 0) log(`skipped until merged (PENDING_UNTIL_MERGED): ${skipped.join(', ')}`);
-		log(`${passed} passed, ${failed} failed`);
-		return failed === 0 && passed > 0 ? 0 : 1;
+		return { passed, failed };
 	} finally {
 		await double.close();
 		stopAllChildren();
-		await removeFolder(scratch);
+		if (process.argv.includes('--keep')) log(`kept the n8n user folder: ${scratch}`);
+		else await removeFolder(scratch);
 	}
 }
 
@@ -120,7 +121,10 @@ if (require.main === module) {
 	}, OVERALL_LIMIT_MS);
 	watchdog.unref();
 	main().then(
-		(code) => process.exit(code),
+		({ passed, failed }) => {
+			log(`${passed} passed, ${failed} failed`);
+			process.exit(failed === 0 && passed > 0 ? 0 : 1);
+		},
 		(error) => {
 			console.error(error instanceof Error ? error.stack : error);
 			console.log('0 passed, 1 failed');
