@@ -11,13 +11,16 @@ export const SANDBOX_OWNER = {
 	password: 'Sandbox-Owner-1',
 };
 
-/** Waits for n8n's health endpoint; gives up after `limitMs`, showing what n8n printed. */
+/**
+ * Waits until the REST API answers (the health endpoint turns ready before the API routes are
+ * mounted); gives up after `limitMs`, showing what n8n printed.
+ */
 export async function waitUntilReady(limitMs: number, recentOutput: () => string): Promise<void> {
 	const deadline = Date.now() + limitMs;
 	while (Date.now() < deadline) {
 		try {
-			const response = await fetch(`${editorBase}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
-			if (response.ok) return;
+			const response = await fetch(`${editorBase}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
+			if (response.ok && (response.headers.get('content-type') ?? '').includes('application/json')) return;
 		} catch {
 			// Not listening yet.
 		}

@@ -22,35 +22,48 @@ const ENCRYPTION_KEY = 'n8n-nodes-mailing-platform-local-test-key';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-async function installedVersion(): Promise<string | undefined> {
+/**
+ * What .n8n-e2e/package.json asks for. n8n is not installed from its own lockfile, so newer
+ * releases of its dependencies can come in; the overrides pin the ones that break n8n 2.8.4.
+ */
+const INSTALL_MANIFEST = {
+	name: 'n8n-local-install',
+	private: true,
+	description: 'n8n for npm start and npm run test:e2e; generated, not committed.',
+	dependencies: { n8n: N8N_VERSION, '@opentelemetry/api': '1.9.0', '@opentelemetry/core': '^2.12.1' },
+	overrides: {
+		// The xlsx release n8n asks for is not on the registry; this one is.
+		xlsx: '0.18.5',
+		// Later releases need a newer @langchain/core than n8n's, and n8n start fails to load.
+		'@langchain/langgraph-checkpoint': '1.0.0',
+	},
+};
+
+async function readJson(path: string): Promise<unknown> {
 	try {
-		const manifest = JSON.parse(await readFile(join(installDir, 'node_modules', 'n8n', 'package.json'), 'utf8'));
-		return String(manifest.version);
+		return JSON.parse(await readFile(path, 'utf8'));
 	} catch {
 		return undefined;
 	}
 }
 
-/** Installs n8n into .n8n-e2e/ unless the right version is there already (minutes the first time). */
+async function isInstalled(): Promise<boolean> {
+	const manifest = await readJson(join(installDir, 'package.json'));
+	const installed = (await readJson(join(installDir, 'node_modules', 'n8n', 'package.json'))) as { version?: string } | undefined;
+	return JSON.stringify(manifest) === JSON.stringify(INSTALL_MANIFEST) && installed?.version === N8N_VERSION && existsSync(n8nBin);
+}
+
+/** Installs n8n into .n8n-e2e/ unless it is there already as asked for (minutes the first time). */
 export async function ensureN8nInstalled(log: (line: string) => void): Promise<void> {
-	const found = await installedVersion();
-	if (found === N8N_VERSION && existsSync(n8nBin)) return;
-	log(`Installing n8n ${N8N_VERSION} into .n8n-e2e/ (found: ${found ?? 'none'}); this takes a few minutes once ...`);
+	if (await isInstalled()) return;
+	log(`Installing n8n ${N8N_VERSION} into .n8n-e2e/; this takes a few minutes once ...`);
 	await mkdir(installDir, { recursive: true });
-	const manifest = {
-		name: 'n8n-local-install',
-		private: true,
-		description: 'n8n for npm start and npm run test:e2e; generated, not committed.',
-		dependencies: { n8n: N8N_VERSION, '@opentelemetry/api': '1.9.0', '@opentelemetry/core': '^2.12.1' },
-		// The xlsx release n8n asks for is not on the registry; this one is.
-		overrides: { xlsx: '0.18.5' },
-	};
-	await writeFile(join(installDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+	await writeFile(join(installDir, 'package.json'), JSON.stringify(INSTALL_MANIFEST, null, 2));
 	await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund'], {
 		cwd: installDir,
 		timeoutMs: 20 * 60_000,
 	});
-	if ((await installedVersion()) !== N8N_VERSION) throw new Error(`n8n ${N8N_VERSION} did not install into ${installDir}`);
+	if (!(await isInstalled())) throw new Error(`n8n ${N8N_VERSION} did not install into ${installDir}`);
 }
 
 /** Packs the project as it would be published and returns the tarball's path. */
