@@ -13,14 +13,25 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EDITOR_PORT, loginCookie } from './editor';
 import { projectRoot } from './n8n';
 
+/** A key press or typed text in the page, as a user would do it. */
+type Step = { key: 'Tab' | 'Enter' } | { text: string };
+
 interface Shot {
 	file: string;
 	/** Path in the editor, e.g. /workflow/<id> or /workflow/<id>/<node id> to open a node's panel. */
 	path: string;
+	steps?: Step[];
 }
 
+const KEY_CODES = { Tab: 9, Enter: 13 } as const;
+
 const shots: Shot[] = [
-	{ file: 'node-in-editor.png', path: '/workflow/mpExampleOrder01/f361cc42-3a5c-5a31-a8d4-c404cbc4ef14' },
+	// Tab opens the nodes panel; the search finds the node, Enter shows its actions.
+	{
+		file: 'node-in-editor.png',
+		path: '/workflow/mpExampleBlocks1',
+		steps: [{ key: 'Tab' }, { text: 'Mailing Platform' }, { key: 'Enter' }],
+	},
 	{ file: 'example-shop-order.png', path: '/workflow/mpExampleOrder01' },
 	{ file: 'example-daily-blocks.png', path: '/workflow/mpExampleBlocks1' },
 	{ file: 'example-mailing.png', path: '/workflow/mpExampleMailng1' },
@@ -106,6 +117,16 @@ async function main(): Promise<void> {
 		for (const shot of shots) {
 			await page.send('Page.navigate', { url: `http://localhost:${EDITOR_PORT}${shot.path}` });
 			await sleep(8_000);
+			for (const step of shot.steps ?? []) {
+				if ('text' in step) {
+					await page.send('Input.insertText', { text: step.text });
+				} else {
+					const key = { key: step.key, code: step.key, windowsVirtualKeyCode: KEY_CODES[step.key] };
+					await page.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key });
+					await page.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+				}
+				await sleep(1_500);
+			}
 			const { data } = await page.send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
 			await writeFile(join(projectRoot, 'docs', 'images', shot.file), Buffer.from(data, 'base64'));
 			console.log(`docs/images/${shot.file}`);
