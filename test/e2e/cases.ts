@@ -19,6 +19,8 @@ export const PENDING_UNTIL_MERGED: string[] = [
 export interface CaseResult {
 	/** Run data of the execution; undefined when n8n printed no execution result. */
 	runData?: RunData;
+	/** Exit code of `n8n execute`: 0 when the workflow succeeded. */
+	exitCode: number | null;
 	/** Everything n8n printed (for failures and error messages). */
 	log: string;
 	/** Requests the double received during this case. */
@@ -37,10 +39,19 @@ export interface E2eCase {
 
 const SANDBOX_CREDENTIALS = { mailingPlatformApi: { id: 'mpSandboxCred001', name: 'Mailing Platform Sandbox' } };
 
-/** The run data, or a failure that shows what n8n printed. */
+/** The run data of a successful execution; anything else fails the case. */
 function succeeded(result: CaseResult): RunData {
-	if (result.runData === undefined) throw new Error(`n8n printed no execution result:\n${result.log}`);
+	if (result.exitCode !== 0) throw new Error(`the workflow failed (n8n execute exited with ${result.exitCode})`);
+	if (result.runData === undefined) throw new Error('n8n printed no execution result');
 	return result.runData;
+}
+
+/** The error a node ended with in a failed execution. */
+function nodeError(result: CaseResult, nodeName: string): { message?: string; httpCode?: string | null } {
+	assert.notEqual(result.exitCode, 0, 'the workflow must fail');
+	const error = result.runData?.[nodeName]?.[0]?.error as { message?: string; httpCode?: string | null } | undefined;
+	if (error === undefined) throw new Error(`node "${nodeName}" reported no error`);
+	return error;
 }
 
 function query(request: RecordedRequest, key: string): string[] {
@@ -68,9 +79,9 @@ export const cases: E2eCase[] = [
 		name: 'contactField rename of a missing field fails with the service message',
 		workflow: 'test/e2e/workflows/contactFieldRenameMissing.json',
 		check(result) {
-			const failed = result.runData?.['Rename Field']?.[0]?.error;
-			assert.ok(failed !== undefined || result.runData === undefined, 'the node must fail');
-			assert.match(result.log, /Custom field 'no such field' does not exist\./);
+			const error = nodeError(result, 'Rename Field');
+			assert.equal(error.message, "Custom field 'no such field' does not exist.");
+			assert.equal(error.httpCode, '404');
 			assert.equal(result.requests.length, 1);
 		},
 	},

@@ -44,12 +44,16 @@ function selectCases(args: string[]): { selected: E2eCase[]; skipped: string[] }
 	return { selected: cases.filter((c) => !pending(c)), skipped: cases.filter(pending).map((c) => c.name) };
 }
 
-/** `n8n execute --rawOutput` prints the run as JSON, possibly after other lines. */
+/**
+ * `n8n execute --rawOutput` prints the run as indented JSON (on failure too, after "Execution
+ * error:"), with other lines before and after it; the object ends at the first "}" in column 0.
+ */
 export function parseRunData(output: string): RunData | undefined {
-	const starts = [...output.matchAll(/^\{/gm)].map((match) => match.index);
-	for (const start of starts) {
+	for (const start of [...output.matchAll(/^\{$/gm)].map((match) => match.index)) {
+		const end = output.indexOf('\n}', start);
+		if (end === -1) break;
 		try {
-			const parsed = JSON.parse(output.slice(start)) as { data?: { resultData?: { runData?: RunData } } };
+			const parsed = JSON.parse(output.slice(start, end + 2)) as { data?: { resultData?: { runData?: RunData } } };
 			if (parsed.data?.resultData?.runData !== undefined) return parsed.data.resultData.runData;
 		} catch {
 			// A line that only looks like the start of the result; try the next.
@@ -90,6 +94,7 @@ async function main(): Promise<{ passed: number; failed: number }> {
 			try {
 				if (execution.timedOut) throw new Error(`n8n execute timed out after ${EXECUTE_LIMIT_MS / 1000} s`);
 				testCase.check({
+					exitCode: execution.code,
 					runData: parseRunData(execution.stdout),
 					log: output,
 					requests: double.requests.slice(before),
