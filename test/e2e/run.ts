@@ -77,19 +77,19 @@ async function main(): Promise<{ passed: number; failed: number }> {
 		await importCredentials([sandboxCredential(double)], env, scratch);
 		const workflowDir = join(scratch, 'workflows');
 		await mkdir(workflowDir);
-		const workflows = new Map<E2eCase, WorkflowFile>();
+		const runs: Array<[E2eCase, string]> = [];
 		for (const testCase of selected) {
 			const workflow = JSON.parse(await readFile(join(projectRoot, testCase.workflow), 'utf8')) as WorkflowFile;
-			workflows.set(testCase, workflow);
+			runs.push([testCase, workflow.id]);
 			await writeFile(join(workflowDir, `${workflow.id}.json`), JSON.stringify(prepareForCli(workflow, testCase.standIns)));
 		}
 		await importWorkflows(workflowDir, env);
 
 		let passed = 0;
 		let failed = 0;
-		for (const testCase of selected) {
+		for (const [testCase, workflowId] of runs) {
 			const before = double.requests.length;
-			const execution = await executeWorkflow(workflows.get(testCase)?.id ?? '', env, EXECUTE_LIMIT_MS);
+			const execution = await executeWorkflow(workflowId, env, EXECUTE_LIMIT_MS);
 			const output = `${execution.stdout}\n${execution.stderr}`;
 			try {
 				if (execution.timedOut) throw new Error(`n8n execute timed out after ${EXECUTE_LIMIT_MS / 1000} s`);
@@ -104,7 +104,9 @@ async function main(): Promise<{ passed: number; failed: number }> {
 				log(`ok    ${testCase.name}`);
 			} catch (error) {
 				failed += 1;
-				log(`FAIL  ${testCase.name}\n${String(error instanceof Error ? error.message : error)}\n--- n8n output ---\n${tail(output, 40)}`);
+				// The run data is long and printed whole; the lines around it say what went wrong.
+				const printed = tail(output.replace(/^\{$[\s\S]*?^\}$/m, '(run data)'), 40);
+				log(`FAIL  ${testCase.name}\n${String(error instanceof Error ? error.message : error)}\n--- n8n output ---\n${printed}`);
 			}
 		}
 		if (skipped.length > 0) log(`skipped until merged (PENDING_UNTIL_MERGED): ${skipped.join(', ')}`);
