@@ -1,0 +1,83 @@
+/**
+ * `npm start`: the n8n editor on http://localhost:5678 with this package installed, a credential
+ * pointing at a local sandbox of the service (the test double, with demo data) and the example
+ * workflows imported. Ctrl-C stops everything.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import {
+	ensureN8nInstalled,
+	importCredentials,
+	importWorkflows,
+	installCommunityPackage,
+	installDir,
+	n8nEnvironment,
+	packProject,
+	projectRoot,
+	removeFolder,
+	startN8nServer,
+} from './n8n';
+import { ensureOwner, EDITOR_PORT, SANDBOX_OWNER, waitUntilReady } from './editor';
+import { installExitHooks, stopAllChildren, tail } from './processes';
+import { SANDBOX_CREDENTIAL_NAME, sandboxCredential, startSandbox } from './sandbox';
+
+const log = (line: string) => console.log(line);
+
+/** Kept between starts (inside the ignored .n8n-e2e/), so the owner and your own workflows stay. */
+const userFolder = join(installDir, 'sandbox-user');
+
+async function main(): Promise<void> {
+	await ensureN8nInstalled(log);
+	const { double, seeded } = await startSandbox(7 * 24 * 3600_000);
+	const shutdown = async () => {
+		log('\nStopping n8n and the sandbox ...');
+		stopAllChildren();
+		await double.close();
+	};
+	installExitHooks(shutdown);
+
+	log('Packing the package and installing it into n8n as a community package ...');
+	const scratch = join(installDir, 'pack');
+	await removeFolder(scratch);
+	const tarball = await packProject(scratch);
+	await installCommunityPackage(userFolder, tarball);
+
+	const env = await n8nEnvironment(userFolder, {
+		N8N_PORT: String(EDITOR_PORT),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: 'localhost',
+		N8N_SECURE_COOKIE: 'false',
+	});
+	log('Importing the sandbox credential and the example workflows ...');
+	await importCredentials([sandboxCredential(double)], env, userFolder);
+	await importWorkflows(join(projectRoot, 'examples'), env);
+
+	log('Starting n8n ...');
+	const server = startN8nServer(env);
+	void server.exited.then((code) => {
+		console.error(`n8n stopped (exit code ${code}).\n${tail(server.recentOutput())}`);
+		void shutdown().finally(() => process.exit(code === 0 ? 0 : 1));
+	});
+	await waitUntilReady(180_000, server.recentOutput);
+	await ensureOwner();
+
+	const examples = (await readdir(join(projectRoot, 'examples'))).filter((file) => file.endsWith('.json'));
+	const editor = `http://localhost:${EDITOR_PORT}`;
+	log(`
+n8n with n8n-nodes-mailing-platform is running.
+
+  Editor:      ${editor}
+  Login:       ${SANDBOX_OWNER.email} / ${SANDBOX_OWNER.password}
+  Credential:  "${SANDBOX_CREDENTIAL_NAME}" -> sandbox at ${double.baseUrl} (API key ${double.apiKey})
+  Sandbox data: ${seeded.join(', ')}
+  Examples:    ${examples.length} workflows (re-imported at every start): ${editor}/home/workflows
+
+Press Ctrl-C to stop n8n and the sandbox.`);
+}
+
+main().catch((error) => {
+	console.error(error instanceof Error ? error.message : error);
+	stopAllChildren('SIGKILL');
+	process.exit(1);
+});

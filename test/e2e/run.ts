@@ -1,0 +1,141 @@
+/**
+ * End-to-end run in a real n8n: packs this package, installs it the way n8n installs community
+ * packages, imports a credential pointing at the local service double and the case workflows,
+ * executes each with `n8n execute` and checks the node's output and the requests the double saw.
+ *
+ * Usage: node .build-test/test/e2e/run.js [case name ...] [--include-pending] [--keep]
+ * (--keep leaves the temporary n8n user folder in place for a look at it afterwards.)
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import {
+	ensureN8nInstalled,
+	executeWorkflow,
+	importCredentials,
+	importWorkflows,
+	installCommunityPackage,
+	makeUserFolder,
+	n8nEnvironment,
+	packProject,
+	projectRoot,
+	removeFolder,
+} from '../../scripts/n8n';
+import { installExitHooks, stopAllChildren, tail } from '../../scripts/processes';
+import { sandboxCredential, startSandbox } from '../../scripts/sandbox';
+import { cases, PENDING_UNTIL_MERGED, type E2eCase } from './cases';
+import { prepareForCli, type RunData, type WorkflowFile } from './workflowFile';
+
+/** The whole run, n8n install included, ends by this time whatever happens. */
+const OVERALL_LIMIT_MS = 25 * 60_000;
+const EXECUTE_LIMIT_MS = 180_000;
+
+const log = (line: string) => console.log(line);
+
+function selectCases(args: string[]): { selected: E2eCase[]; skipped: string[] } {
+	const includePending = args.includes('--include-pending');
+	const named = args.filter((arg) => !arg.startsWith('--'));
+	const unknown = named.filter((name) => !cases.some((candidate) => candidate.name === name));
+	if (unknown.length > 0) {
+		throw new Error(`Unknown case(s): ${unknown.join(', ')}. Known: ${cases.map((c) => c.name).join(' | ')}`);
+	}
+	if (named.length > 0) return { selected: cases.filter((c) => named.includes(c.name)), skipped: [] };
+	const pending = (c: E2eCase) => !includePending && PENDING_UNTIL_MERGED.includes(c.name);
+	return { selected: cases.filter((c) => !pending(c)), skipped: cases.filter(pending).map((c) => c.name) };
+}
+
+/**
+ * `n8n execute --rawOutput` prints the run as indented JSON (on failure too, after "Execution
+ * error:"), with other lines before and after it; the object ends at the first "}" in column 0.
+ */
+export function parseRunData(output: string): RunData | undefined {
+	for (const start of [...output.matchAll(/^\{$/gm)].map((match) => match.index)) {
+		const end = output.indexOf('\n}', start);
+		if (end === -1) break;
+		try {
+			const parsed = JSON.parse(output.slice(start, end + 2)) as { data?: { resultData?: { runData?: RunData } } };
+			if (parsed.data?.resultData?.runData !== undefined) return parsed.data.resultData.runData;
+		} catch {
+			// A line that only looks like the start of the result; try the next.
+		}
+	}
+	return undefined;
+}
+
+async function main(): Promise<{ passed: number; failed: number }> {
+	const { selected, skipped } = selectCases(process.argv.slice(2));
+	await ensureN8nInstalled(log);
+
+	const scratch = await makeUserFolder('n8n-e2e-');
+	const { double } = await startSandbox(OVERALL_LIMIT_MS);
+	try {
+		const env = await n8nEnvironment(scratch);
+		log('Packing the package and installing it as a community package ...');
+		const tarball = await packProject(join(scratch, 'pack'));
+		await installCommunityPackage(scratch, tarball);
+
+		await importCredentials([sandboxCredential(double)], env, scratch);
+		const workflowDir = join(scratch, 'workflows');
+		await mkdir(workflowDir);
+		const runs: Array<[E2eCase, string]> = [];
+		for (const testCase of selected) {
+			const workflow = JSON.parse(await readFile(join(projectRoot, testCase.workflow), 'utf8')) as WorkflowFile;
+			runs.push([testCase, workflow.id]);
+			await writeFile(join(workflowDir, `${workflow.id}.json`), JSON.stringify(prepareForCli(workflow, testCase.standIns)));
+		}
+		await importWorkflows(workflowDir, env);
+
+		let passed = 0;
+		let failed = 0;
+		for (const [testCase, workflowId] of runs) {
+			const before = double.requests.length;
+			const execution = await executeWorkflow(workflowId, env, EXECUTE_LIMIT_MS);
+			const output = `${execution.stdout}\n${execution.stderr}`;
+			try {
+				if (execution.timedOut) throw new Error(`n8n execute timed out after ${EXECUTE_LIMIT_MS / 1000} s`);
+				testCase.check({
+					exitCode: execution.code,
+					runData: parseRunData(execution.stdout),
+					log: output,
+					requests: double.requests.slice(before),
+					double,
+				});
+				passed += 1;
+				log(`ok    ${testCase.name}`);
+			} catch (error) {
+				failed += 1;
+				// The run data is long and printed whole; the lines around it say what went wrong.
+				const printed = tail(output.replace(/^\{$[\s\S]*?^\}$/m, '(run data)'), 40);
+				log(`FAIL  ${testCase.name}\n${String(error instanceof Error ? error.message : error)}\n--- n8n output ---\n${printed}`);
+			}
+		}
+		if (skipped.length > 0) log(`skipped until merged (PENDING_UNTIL_MERGED): ${skipped.join(', ')}`);
+		return { passed, failed };
+	} finally {
+		await double.close();
+		stopAllChildren();
+		if (process.argv.includes('--keep')) log(`kept the n8n user folder: ${scratch}`);
+		else await removeFolder(scratch);
+	}
+}
+
+if (require.main === module) {
+	installExitHooks();
+	const watchdog = setTimeout(() => {
+		console.error(`The end-to-end run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
+		stopAllChildren('SIGKILL');
+		process.exit(1);
+	}, OVERALL_LIMIT_MS);
+	watchdog.unref();
+	main().then(
+		({ passed, failed }) => {
+			log(`${passed} passed, ${failed} failed`);
+			process.exit(failed === 0 && passed > 0 ? 0 : 1);
+		},
+		(error) => {
+			console.error(error instanceof Error ? error.stack : error);
+			console.log('0 passed, 1 failed');
+			process.exit(1);
+		},
+	);
+}
