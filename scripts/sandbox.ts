@@ -25,6 +25,28 @@ const seeders: Array<[area: string, seed: (double: ServiceDouble) => void]> = [
 			for (const name of ['newsletter topic', 'preferred store', 'birthday month']) double.contactFields.customFields.add(name);
 		},
 	],
+	[
+		'transaction type "order_confirmation" used by the shop order example',
+		(double) => {
+			double.transactions.types.set(10, 'order_confirmation');
+		},
+	],
+	[
+		'block-status changes of the last 48 hours, one every 10 minutes',
+		(double) => {
+			const hour = 3_600_000;
+			double.reports.generateBlocks(288, { start: new Date(Date.now() - 48 * hour), stepMs: hour / 6 });
+		},
+	],
+	[
+		'unsubscription reasons',
+		(double) => {
+			const yesterday = new Date(Date.now() - 24 * 3_600_000);
+			double.reports.addUnsubscriptions('no_demand', 42, yesterday);
+			double.reports.addUnsubscriptions('too_many_mails', 17, yesterday);
+			double.reports.addUnsubscriptions('other|moved to a competitor & left', 3, yesterday);
+		},
+	],
 ];
 
 /** Starts the double on 127.0.0.1 (OS-picked port) with demo data. */

@@ -4,18 +4,6 @@ import type { RecordedRequest, ServiceDouble } from '../double/server';
 import type { RunData, StandIn } from './workflowFile';
 import { outputOf } from './workflowFile';
 
-/**
- * Cases that need operations from other branches (transaction, mailing, report, trigger). They are
- * skipped by default until those are merged; then empty this list. Name a case on the command line
- * (or pass --include-pending) to run it anyway.
- */
-export const PENDING_UNTIL_MERGED: string[] = [
-	'example: shop order to transaction',
-	'example: block report of the last 24 hours',
-	'example: check and schedule a mailing',
-	'example: block status changed trigger',
-];
-
 export interface CaseResult {
 	/** Run data of the execution; undefined when n8n printed no execution result. */
 	runData?: RunData;

@@ -3,7 +3,7 @@
  * packages, imports a credential pointing at the local service double and the case workflows,
  * executes each with `n8n execute` and checks the node's output and the requests the double saw.
  *
- * Usage: node .build-test/test/e2e/run.js [case name ...] [--include-pending] [--keep]
+ * Usage: node .build-test/test/e2e/run.js [case name ...] [--keep]
  * (--keep leaves the temporary n8n user folder in place for a look at it afterwards.)
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -23,7 +23,7 @@ import {
 } from '../../scripts/n8n';
 import { installExitHooks, stopAllChildren, tail } from '../../scripts/processes';
 import { sandboxCredential, startSandbox } from '../../scripts/sandbox';
-import { cases, PENDING_UNTIL_MERGED, type E2eCase } from './cases';
+import { cases, type E2eCase } from './cases';
 import { prepareForCli, type RunData, type WorkflowFile } from './workflowFile';
 
 /** The whole run, n8n install included, ends by this time whatever happens. */
@@ -32,16 +32,13 @@ const EXECUTE_LIMIT_MS = 180_000;
 
 const log = (line: string) => console.log(line);
 
-function selectCases(args: string[]): { selected: E2eCase[]; skipped: string[] } {
-	const includePending = args.includes('--include-pending');
+function selectCases(args: string[]): E2eCase[] {
 	const named = args.filter((arg) => !arg.startsWith('--'));
 	const unknown = named.filter((name) => !cases.some((candidate) => candidate.name === name));
 	if (unknown.length > 0) {
 		throw new Error(`Unknown case(s): ${unknown.join(', ')}. Known: ${cases.map((c) => c.name).join(' | ')}`);
 	}
-	if (named.length > 0) return { selected: cases.filter((c) => named.includes(c.name)), skipped: [] };
-	const pending = (c: E2eCase) => !includePending && PENDING_UNTIL_MERGED.includes(c.name);
-	return { selected: cases.filter((c) => !pending(c)), skipped: cases.filter(pending).map((c) => c.name) };
+	return named.length > 0 ? cases.filter((c) => named.includes(c.name)) : cases;
 }
 
 /**
@@ -63,7 +60,7 @@ export function parseRunData(output: string): RunData | undefined {
 }
 
 async function main(): Promise<{ passed: number; failed: number }> {
-	const { selected, skipped } = selectCases(process.argv.slice(2));
+	const selected = selectCases(process.argv.slice(2));
 	await ensureN8nInstalled(log);
 
 	const scratch = await makeUserFolder('n8n-e2e-');
@@ -109,7 +106,6 @@ async function main(): Promise<{ passed: number; failed: number }> {
 				log(`FAIL  ${testCase.name}\n${String(error instanceof Error ? error.message : error)}\n--- n8n output ---\n${printed}`);
 			}
 		}
-		if (skipped.length > 0) log(`skipped until merged (PENDING_UNTIL_MERGED): ${skipped.join(', ')}`);
 		return { passed, failed };
 	} finally {
 		await double.close();
