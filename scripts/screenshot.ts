@@ -13,24 +13,28 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EDITOR_PORT, loginCookie } from './editor';
 import { projectRoot } from './n8n';
 
-/** A key press or typed text in the page, as a user would do it. */
-type Step = { key: 'Tab' | 'Enter' } | { text: string };
+/** A key press, typed text or a click on the element showing exactly `click`, as a user would do it. */
+type Step = { key: 'Tab' | 'Enter' } | { text: string } | { click: string };
 
 interface Shot {
 	file: string;
 	/** Path in the editor, e.g. /workflow/<id> or /workflow/<id>/<node id> to open a node's panel. */
 	path: string;
 	steps?: Step[];
+	/** Viewport height in pixels (default 860). */
+	height?: number;
 }
 
 const KEY_CODES = { Tab: 9, Enter: 13 } as const;
 
 const shots: Shot[] = [
-	// Tab opens the nodes panel; the search finds the node, Enter shows its actions.
+	// Tab opens the nodes panel; the search finds the node, Enter shows its actions, and a click
+	// opens the collapsed trigger section below them (hence the taller viewport).
 	{
 		file: 'node-in-editor.png',
 		path: '/workflow/mpExampleBlocks1',
-		steps: [{ key: 'Tab' }, { text: 'Mailing Platform' }, { key: 'Enter' }],
+		steps: [{ key: 'Tab' }, { text: 'Mailing Platform' }, { key: 'Enter' }, { click: 'Triggers (1)' }],
+		height: 1080,
 	},
 	{ file: 'example-shop-order.png', path: '/workflow/mpExampleOrder01' },
 	{ file: 'example-daily-blocks.png', path: '/workflow/mpExampleBlocks1' },
@@ -113,13 +117,34 @@ async function main(): Promise<void> {
 		const page = await DevTools.connect(`ws://${devtoolsOrigin}/devtools/page/${targetId}`);
 		await page.send('Network.enable');
 		await page.send('Network.setCookie', { name: cookie.name, value: cookie.value, domain: 'localhost', path: '/' });
-		await page.send('Emulation.setDeviceMetricsOverride', { width: 1440, height: 860, deviceScaleFactor: 1, mobile: false });
 		for (const shot of shots) {
+			await page.send('Emulation.setDeviceMetricsOverride', {
+				width: 1440,
+				height: shot.height ?? 860,
+				deviceScaleFactor: 1,
+				mobile: false,
+			});
 			await page.send('Page.navigate', { url: `http://localhost:${EDITOR_PORT}${shot.path}` });
 			await sleep(8_000);
 			for (const step of shot.steps ?? []) {
 				if ('text' in step) {
 					await page.send('Input.insertText', { text: step.text });
+				} else if ('click' in step) {
+					const { result } = await page.send<{ result: { value?: { x: number; y: number } } }>('Runtime.evaluate', {
+						expression: `(() => {
+							const element = [...document.querySelectorAll('body *')]
+								.reverse()
+								.find((candidate) => candidate.textContent.trim() === ${JSON.stringify(step.click)});
+							if (element === undefined) return undefined;
+							const box = element.getBoundingClientRect();
+							return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+						})()`,
+						returnByValue: true,
+					});
+					if (result.value === undefined) throw new Error(`${shot.file}: nothing shows "${step.click}"`);
+					for (const type of ['mousePressed', 'mouseReleased']) {
+						await page.send('Input.dispatchMouseEvent', { type, ...result.value, button: 'left', clickCount: 1 });
+					}
 				} else {
 					const key = { key: step.key, code: step.key, windowsVirtualKeyCode: KEY_CODES[step.key] };
 					await page.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key });
