@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { reasonOptions, statusOptions } from '../MailingPlatform/actions/report/filters';
+import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
 import { toRawBlock, toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import type { QueryParameters } from '../MailingPlatform/transport';
 import { readPaging, xmlRequest } from '../MailingPlatform/transport';
@@ -79,24 +79,7 @@ export class MailingPlatformTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Filter',
 				default: {},
-				options: [
-					{
-						displayName: 'New Status',
-						name: 'newStatus',
-						type: 'options',
-						options: statusOptions,
-						default: 'blocked',
-						description: 'Only changes to this status',
-					},
-					{
-						displayName: 'Reasons',
-						name: 'reasons',
-						type: 'multiOptions',
-						options: reasonOptions,
-						default: [],
-						description: 'Only changes with one of these reasons',
-					},
-				],
+				options: [newStatusFilter, reasonsFilter],
 			},
 		],
 	};

@@ -22,15 +22,34 @@ const toDate: INodeProperties = {
 		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
 };
 
-export const statusOptions = [
+const statusOptions = [
 	{ name: 'Allowed', value: 'allowed' },
 	{ name: 'Blocked', value: 'blocked' },
 ];
 
-export const reasonOptions = [
+const reasonOptions = [
 	{ name: 'Blacklist', value: 'blacklist' },
 	{ name: 'Bounce Policy', value: 'bounce_policy' },
 ];
+
+/** Filters the block report and the trigger share. */
+export const newStatusFilter: INodeProperties = {
+	displayName: 'New Status',
+	name: 'newStatus',
+	type: 'options',
+	options: statusOptions,
+	default: 'blocked',
+	description: 'Only changes to this status',
+};
+
+export const reasonsFilter: INodeProperties = {
+	displayName: 'Reasons',
+	name: 'reasons',
+	type: 'multiOptions',
+	options: reasonOptions,
+	default: [],
+	description: 'Only changes with one of these reasons',
+};
 
 /** The filters of the block report, shared by getBlocks and countBlocks. */
 export const blockFilters: INodeProperties = {
@@ -81,14 +100,7 @@ export const blockFilters: INodeProperties = {
 			description: 'Comma-separated external IDs of the contacts to report on',
 		},
 		fromDate,
-		{
-			displayName: 'New Status',
-			name: 'newStatus',
-			type: 'options',
-			options: statusOptions,
-			default: 'blocked',
-			description: 'Only changes to this status',
-		},
+		newStatusFilter,
 		{
 			displayName: 'Old Status',
 			name: 'oldStatus',
@@ -97,14 +109,7 @@ export const blockFilters: INodeProperties = {
 			default: 'allowed',
 			description: 'Only changes from this status',
 		},
-		{
-			displayName: 'Reasons',
-			name: 'reasons',
-			type: 'multiOptions',
-			options: reasonOptions,
-			default: [],
-			description: 'Only changes with one of these reasons',
-		},
+		reasonsFilter,
 		{
 			displayName: 'Standard Fields to Return',
 			name: 'standardFields',
