@@ -8,9 +8,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
+import { fetchReportPage } from '../MailingPlatform/actions/report/paging';
 import { toRawBlock, toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import type { QueryParameters } from '../MailingPlatform/transport';
-import { readPaging, xmlRequest } from '../MailingPlatform/transport';
 import type { Page } from '../MailingPlatform/transport/paging';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
 
@@ -95,18 +95,13 @@ export class MailingPlatformTrigger implements INodeType {
 		};
 
 		const fetchPage = async (query: QueryParameters, pageIndex: number, pageSize: number): Promise<Page<IDataObject>> => {
-			const { data, response } = await xmlRequest.call(this, {
-				method: 'GET',
-				path: ['reports', 'blocks'],
-				query: { ...filterQuery, ...query, page_index: pageIndex, page_size: pageSize },
-				repeatable: true,
-			});
-			const blocks = Array.isArray(data.blocks) ? (data.blocks as IDataObject[]) : [];
-			return {
-				records: blocks.map((block) => toRawBlock(block, timeZone)),
-				paging: readPaging(response.headers),
-				body: response.body,
-			};
+			const page = await fetchReportPage.call(
+				this,
+				{ path: ['reports', 'blocks'], query: { ...filterQuery, ...query }, listElement: 'blocks' },
+				pageIndex,
+				pageSize,
+			);
+			return { ...page, records: page.records.map((block) => toRawBlock(block, timeZone)) };
 		};
 
 		/** The newest block: the report is in time order, so it is the last one. */

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { QueryParameters } from '../../transport';
+import type { QueryParameters, ServiceContext } from '../../transport';
 import { readPaging, xmlRequest } from '../../transport';
 import type { Page } from '../../transport/paging';
 import { fetchAllPages } from '../../transport/paging';
@@ -32,31 +32,44 @@ export interface ReportRequest {
 	query: QueryParameters;
 	/** The wrapper element of the page, e.g. `blocks`. */
 	listElement: string;
-	itemIndex: number;
+	/** The input item asking, for error messages; none for the trigger's polls. */
+	itemIndex?: number;
 	errorDescriptions?: Record<number, string>;
 }
 
+/** One page of a report: its records, the paging headers and the body as received. */
+export async function fetchReportPage(
+	this: ServiceContext,
+	request: ReportRequest,
+	pageIndex: number,
+	pageSize: number,
+): Promise<Page<IDataObject>> {
+	const { data, response } = await xmlRequest.call(this, {
+		method: 'GET',
+		path: request.path,
+		query: { ...request.query, page_index: pageIndex, page_size: pageSize },
+		repeatable: true,
+		itemIndex: request.itemIndex,
+		errorDescriptions: request.errorDescriptions,
+	});
+	const records = data[request.listElement];
+	return {
+		records: Array.isArray(records) ? (records as IDataObject[]) : [],
+		paging: readPaging(response.headers),
+		body: response.body,
+	};
+}
+
 /** Every record of a paged report (or up to the item's Limit), in the service's order. */
-export async function fetchReport(this: IExecuteFunctions, request: ReportRequest): Promise<IDataObject[]> {
+export async function fetchReport(
+	this: IExecuteFunctions,
+	request: ReportRequest & { itemIndex: number },
+): Promise<IDataObject[]> {
 	const { itemIndex } = request;
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
-
-	const fetchPage = async (pageIndex: number, pageSize: number): Promise<Page<IDataObject>> => {
-		const { data, response } = await xmlRequest.call(this, {
-			method: 'GET',
-			path: request.path,
-			query: { ...request.query, page_index: pageIndex, page_size: pageSize },
-			repeatable: true,
-			itemIndex,
-			errorDescriptions: request.errorDescriptions,
-		});
-		const records = data[request.listElement];
-		return {
-			records: Array.isArray(records) ? (records as IDataObject[]) : [],
-			paging: readPaging(response.headers),
-			body: response.body,
-		};
-	};
-	return await fetchAllPages(fetchPage, { limit });
+	return await fetchAllPages(
+		async (pageIndex, pageSize) => await fetchReportPage.call(this, request, pageIndex, pageSize),
+		{ limit },
+	);
 }
