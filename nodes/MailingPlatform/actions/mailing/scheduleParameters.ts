@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
+import { parseDateTime } from '../../helpers/dateTime';
 import { InputProblem, readBoolean, readChoice, readInteger } from './values';
 
 /**
@@ -59,19 +60,11 @@ function isEmpty(value: unknown): boolean {
  * offset or `Z`, a Date and a Luxon DateTime are converted to it.
  */
 export function readDateTime(value: unknown, field: string, timeZone: string): DateTime {
-	let parsed: DateTime | undefined;
-	if (DateTime.isDateTime(value)) parsed = value.setZone(timeZone);
-	else if (Object.prototype.toString.call(value) === '[object Date]') {
-		parsed = DateTime.fromJSDate(value as Date, { zone: timeZone });
-	} else if (typeof value === 'string' && value.trim() !== '') {
-		const text = value.trim();
-		parsed = DateTime.fromISO(text, { zone: timeZone });
-		if (!parsed.isValid) parsed = DateTime.fromSQL(text, { zone: timeZone });
-	}
 	if (isEmpty(value)) {
 		throw new InputProblem(`${field} is empty`, `Pick a date and time in ${field}.`);
 	}
-	if (parsed === undefined || !parsed.isValid) {
+	const parsed = parseDateTime(value, timeZone);
+	if (parsed === undefined) {
 		throw new InputProblem(
 			`${field} is not a date-time: ${JSON.stringify(value) ?? String(value)}`,
 			`Use the date picker, or an ISO 8601 value such as 2030-05-17T09:30 (read in the workflow's timezone, ${timeZone}) or 2030-05-17T09:30:00+02:00.`,

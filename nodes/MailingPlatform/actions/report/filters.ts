@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { parseDateTime } from '../../helpers/dateTime';
 import type { QueryParameters } from '../../transport';
 
 const fromDate: INodeProperties = {
@@ -151,14 +152,7 @@ export function toEpochMillis(
 	itemIndex: number,
 ): number | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
-	let time: DateTime | undefined;
-	if (DateTime.isDateTime(value)) time = value;
-	else if (value instanceof Date) time = DateTime.fromJSDate(value);
-	else if (typeof value === 'number') time = DateTime.fromMillis(value);
-	else if (typeof value === 'string') {
-		time = DateTime.fromISO(value.trim(), { zone: timeZone });
-		if (!time.isValid) time = DateTime.fromSQL(value.trim(), { zone: timeZone });
-	}
+	const time = typeof value === 'number' ? DateTime.fromMillis(value) : parseDateTime(value, timeZone);
 	if (time === undefined || !time.isValid) {
 		throw new NodeOperationError(node, `${label} is not a valid date and time: "${String(value)}"`, {
 			itemIndex,
