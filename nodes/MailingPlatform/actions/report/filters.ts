@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeOperationError } from 'n8n-workflow';
 
 import { parseDateTime } from '../../helpers/dateTime';
+import { splitList } from '../../helpers/lists';
 import type { QueryParameters } from '../../transport';
 
 const fromDate: INodeProperties = {
@@ -132,16 +133,6 @@ export const periodFilters: INodeProperties = {
 	default: {},
 	options: [fromDate, toDate],
 };
-
-/** `a, b,,c ` -> `['a', 'b', 'c']`. */
-export function splitList(value: unknown): string[] {
-	if (Array.isArray(value)) return value.map((entry) => String(entry).trim()).filter((entry) => entry !== '');
-	if (value === undefined || value === null) return [];
-	return String(value)
-		.split(',')
-		.map((entry) => entry.trim())
-		.filter((entry) => entry !== '');
-}
 
 /** Milliseconds since the epoch of a date-time parameter; wall-clock values are read in `timeZone`. */
 export function toEpochMillis(

@@ -9,6 +9,7 @@ import type {
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
+import { splitList } from '../../helpers/lists';
 import { apiRequest } from '../../transport';
 import { SPEC_MAX_REQUEST_BYTES, arrayBody, arrayBodyBytes, nextBatchEnd, readReport } from './packing';
 import type { Attachment, FieldLabels } from './validation';
@@ -356,10 +357,7 @@ export async function execute(
 				const value = itemIsTransaction ? items[itemIndex].json : this.getNodeParameter('transactionJson', itemIndex);
 				transaction = parseJsonObject(node, value, 'Transaction JSON');
 			}
-			const properties = String(attachmentProperties(itemIndex) ?? '')
-				.split(',')
-				.map((name) => name.trim())
-				.filter((name) => name !== '');
+			const properties = splitList(attachmentProperties(itemIndex));
 			if (properties.length > 0) {
 				const attached = await binaryAttachments(this, items[itemIndex], itemIndex, properties);
 				const existing = Array.isArray(transaction.attachments) ? transaction.attachments : [];
