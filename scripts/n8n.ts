@@ -109,7 +109,7 @@ export async function installCommunityPackage(userFolder: string, tarball: strin
 }
 
 /** A port nothing listens on right now, picked by the OS. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
 	const server = createServer();
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const { port } = server.address() as AddressInfo;

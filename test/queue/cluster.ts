@@ -1,0 +1,131 @@
+/**
+ * n8n in queue mode: one main instance and `n8n worker`s sharing one Postgres, one Redis, one
+ * encryption key and one user folder (with the community package installed in it). Each
+ * process has its own HTTP, task-broker and health-check port and writes its log to a file,
+ * which is the record of which worker ran which execution.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { freePort, installDir, n8nCommand, n8nEnvironment, projectRoot } from '../../scripts/n8n';
+import { startBackground } from '../../scripts/processes';
+import { DATABASE_NAME, DATABASE_USER, type BackgroundProcess } from './services';
+
+export interface ClusterSettings {
+	userFolder: string;
+	logFolder: string;
+	postgresPort: number;
+	redisPort: number;
+}
+
+export interface N8nInstance {
+	name: string;
+	/** HTTP port: the editor and webhooks for the main instance, the health check for a worker. */
+	port: number;
+	logFile: string;
+	process: BackgroundProcess;
+}
+
+const n8nBin = join(installDir, 'node_modules', 'n8n', 'bin', 'n8n');
+const START_LIMIT_MS = 240_000;
+
+/** The environment every process of the setup shares, plus what is its own. */
+export async function queueEnvironment(settings: ClusterSettings, name: string, own: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+	const env = await n8nEnvironment(settings.userFolder, {
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(settings.postgresPort),
+		DB_POSTGRESDB_DATABASE: DATABASE_NAME,
+		DB_POSTGRESDB_USER: DATABASE_USER,
+		EXECUTIONS_MODE: 'queue',
+		// n8n 2.8 warns that manual executions will move to workers; opting in now.
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(settings.redisPort),
+		N8N_LOG_OUTPUT: 'console,file',
+		N8N_LOG_FILE_LOCATION: join(settings.logFolder, `${name}.log`),
+		...own,
+	});
+	// n8n's default zone (America/New_York) is part of what is checked: the platform's is another.
+	delete env.GENERIC_TIMEZONE;
+	return env;
+}
+
+/** Runs an n8n CLI command (import, publish) against the shared database. */
+export async function cliCommand(settings: ClusterSettings, args: string[]): Promise<void> {
+	await n8nCommand(args, await queueEnvironment(settings, 'cli'));
+}
+
+async function waitFor(instance: N8nInstance, ready: () => Promise<boolean>): Promise<void> {
+	const deadline = Date.now() + START_LIMIT_MS;
+	while (Date.now() < deadline) {
+		if (instance.process.child.exitCode !== null) break;
+		if (await ready()) return;
+		await sleep(250);
+	}
+	throw new Error(`n8n ${instance.name} did not become ready:\n${instance.process.recentOutput().slice(-4000)}`);
+}
+
+/** Starts the main instance; resolves once every published workflow is activated. */
+export async function startMain(settings: ClusterSettings): Promise<N8nInstance> {
+	const port = await freePort();
+	const env = await queueEnvironment(settings, 'main', { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
+	const process = startBackground(globalThis.process.execPath, [n8nBin, 'start'], { cwd: projectRoot, env });
+	const instance = { name: 'main', port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
+	// Printed after the HTTP server is up and the active workflows are activated.
+	await waitFor(instance, async () => process.recentOutput().includes('Editor is now accessible via'));
+	return instance;
+}
+
+/** Starts `n8n worker` number `index`; resolves once its health check says it is ready. */
+export async function startWorker(settings: ClusterSettings, index: number, concurrency: number): Promise<N8nInstance> {
+	const port = await freePort();
+	const name = `worker${index}`;
+	const env = await queueEnvironment(settings, name, { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) });
+	const process = startBackground(globalThis.process.execPath, [n8nBin, 'worker', `--concurrency=${concurrency}`], { cwd: projectRoot, env });
+	const instance = { name, port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
+	await waitFor(instance, async () => {
+		try {
+			return (await fetch(`http://127.0.0.1:${port}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) })).ok;
+		} catch {
+			return false;
+		}
+	});
+	return instance;
+}
+
+interface LogEntry {
+	message?: string;
+	metadata?: { executionId?: string; success?: boolean };
+}
+
+async function logEntries(instance: N8nInstance): Promise<LogEntry[]> {
+	const text = await readFile(instance.logFile, 'utf8').catch(() => '');
+	return text
+		.split('\n')
+		.filter((line) => line.startsWith('{'))
+		.map((line) => JSON.parse(line) as LogEntry);
+}
+
+/** Executions a worker finished, by id, with whether each succeeded (from the worker's log). */
+export async function finishedExecutions(worker: N8nInstance): Promise<Map<string, boolean>> {
+	const finished = new Map<string, boolean>();
+	for (const entry of await logEntries(worker)) {
+		const { executionId, success } = entry.metadata ?? {};
+		if (entry.message?.startsWith('Worker finished execution') && executionId !== undefined) finished.set(String(executionId), success === true);
+	}
+	return finished;
+}
+
+/** Lines of the main instance's log that contain `text`. */
+export async function mainLogLines(main: N8nInstance, text: string): Promise<string[]> {
+	return (await logEntries(main)).map((entry) => entry.message ?? '').filter((message) => message.includes(text));
+}
+
+/** Resident memory of an n8n process (its Node.js process), now and at its peak, in MiB. */
+export async function memoryOf(instance: N8nInstance): Promise<{ rssMiB: number; peakMiB: number }> {
+	const status = await readFile(`/proc/${instance.process.child.pid}/status`, 'utf8');
+	const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+	return { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
+}
