@@ -1,0 +1,66 @@
+import type { HardKillFigures } from './hardKill';
+import type { OrdersFigures } from './orders';
+import type { TriggerFigures } from './trigger';
+
+export interface Figures {
+	n8nVersion: string;
+	cores: number;
+	/** Main instance and worker 1 started together, until both are ready. */
+	startSeconds?: number;
+	oneWorker?: OrdersFigures;
+	twoWorkers?: OrdersFigures;
+	/** Resident memory of each n8n process after the two-worker run, now and at its peak. */
+	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
+	trigger?: TriggerFigures;
+	hardKill?: HardKillFigures;
+	stopSeconds?: number;
+	processGroupsStopped?: number;
+	totalSeconds?: number;
+}
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+function throughput(label: string, run: OrdersFigures): string {
+	const perWorker = Object.entries(run.byWorker)
+		.map(([name, count]) => `${name} ${count}`)
+		.join(', ');
+	return (
+		`${label}: ${run.orders} orders in ${run.executions} webhook executions took ${fixed(run.seconds)} s = ` +
+		`${fixed(run.executions / run.seconds)} executions/s (${fixed(run.orders / run.seconds)} orders/s); ran on ${perWorker}`
+	);
+}
+
+/** The figures the README's "Running at scale" section quotes, each saying what it measures. */
+export function printFigures(figures: Figures, log: (line: string) => void): void {
+	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, ${figures.cores} CPU cores shared by every process):`];
+	if (figures.startSeconds !== undefined) lines.push(`main + worker 1 started and ready in ${fixed(figures.startSeconds)} s`);
+	if (figures.oneWorker) lines.push(throughput('one worker ', figures.oneWorker));
+	if (figures.twoWorkers) lines.push(throughput('two workers', figures.twoWorkers));
+	if (figures.oneWorker && figures.twoWorkers) {
+		const ratio = figures.twoWorkers.executions / figures.twoWorkers.seconds / (figures.oneWorker.executions / figures.oneWorker.seconds);
+		lines.push(`two workers / one worker, executions per second: ${fixed(ratio, 2)}`);
+	}
+	for (const [name, memory] of Object.entries(figures.memory ?? {})) {
+		lines.push(`memory of ${name} after the two-worker run: RSS ${memory.rssMiB} MiB, peak RSS ${memory.peakMiB} MiB`);
+	}
+	const trigger = figures.trigger;
+	if (trigger) {
+		lines.push(
+			`trigger: ${trigger.blocksInAll} blocks (${trigger.blocksAroundRestarts} around ${trigger.restarts} SIGTERM restarts of main): ` +
+				`${trigger.repeated} emitted twice, ${trigger.lost} lost`,
+			`trigger: main restarts took ${trigger.mainStartSeconds.map((value) => fixed(value)).join(' s, ')} s until ready`,
+			`trigger: block written -> item received by the workflow: median ${fixed(trigger.latency.median)} s, max ${fixed(trigger.latency.max)} s (polls every 10 s)`,
+		);
+	}
+	const kill = figures.hardKill;
+	if (kill) {
+		lines.push(
+			`hard kill: SIGKILL ${fixed(kill.killDelayMs, 2)} ms after a poll's answer left the service; state saved before the kill: ` +
+				`${kill.stateSavedBeforeKill ? 'yes' : 'no'}; executions started before the kill: ${kill.executionsBeforeKill}; ` +
+				`times each of its ${kill.blocks} blocks was emitted in all: ${kill.timesEmitted.join(', ')}`,
+		);
+	}
+	if (figures.stopSeconds !== undefined) lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; none left running`);
+	if (figures.totalSeconds !== undefined) lines.push(`whole run: ${fixed(figures.totalSeconds)} s`);
+	for (const line of lines) log(line);
+}

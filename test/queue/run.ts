@@ -1,0 +1,186 @@
+/**
+ * `npm run test:queue`: the packed package in n8n's queue mode. Installs what is missing
+ * (Debian's postgresql and redis-server, n8n by the project's recipe), starts a private Postgres
+ * and Redis, one n8n main instance and two workers, the service double, imports a credential
+ * and two workflows, publishes them, runs the checks and prints the figures. Everything it
+ * started is stopped at the end, also when a check fails or the run is interrupted.
+ *
+ * Usage: node .build-test/test/queue/run.js [--keep]   (--keep leaves the temporary folder)
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import {
+	ensureN8nInstalled,
+	importCredentials,
+	importWorkflows,
+	installCommunityPackage,
+	makeUserFolder,
+	N8N_VERSION,
+	packProject,
+	removeFolder,
+} from '../../scripts/n8n';
+import { installExitHooks, stopAllChildren } from '../../scripts/processes';
+import { sandboxCredential } from '../../scripts/sandbox';
+import { ServiceDouble } from '../double/server';
+import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, type ClusterSettings, type N8nInstance } from './cluster';
+import { startCollector } from './collector';
+import { measureHardKill } from './hardKill';
+import { runOrders } from './orders';
+import { printFigures, type Figures } from './report';
+import { ensureServicesInstalled, startPostgres, startRedis, type BackgroundProcess } from './services';
+import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
+import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDER_TYPE, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
+
+const OVERALL_LIMIT_MS = 30 * 60_000;
+const ORDERS = 200;
+const WORKER_CONCURRENCY = 10;
+const PLATFORM_TIME_ZONE = 'Europe/Berlin';
+
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+/** Every long-running process this run started, in start order. */
+const started: BackgroundProcess[] = [];
+
+/** Process groups of this run that still have a member (each child leads its own group). */
+function leftRunning(): number[] {
+	return started
+		.map((server) => server.child.pid)
+		.filter((pid): pid is number => pid !== undefined)
+		.filter((pid) => {
+			try {
+				process.kill(-pid, 0);
+				return true;
+			} catch {
+				return false;
+			}
+		});
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+/** Filled in as the run goes, so that a failed run still shows what it measured. */
+const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length };
+
+async function main(keep: boolean): Promise<void> {
+	await ensureServicesInstalled(log);
+	await ensureN8nInstalled(log);
+	const scratch = await makeUserFolder('n8n-queue-');
+	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
+	const collector = await startCollector();
+	const shutdown = async () => {
+		// n8n before the services it uses: newest first.
+		for (const server of [...started].reverse()) await server.stop();
+		await double.close();
+		await collector.close();
+		if (keep) log(`kept ${scratch}`);
+		else await removeFolder(scratch);
+	};
+	installExitHooks(shutdown);
+	try {
+		const userFolder = join(scratch, 'n8n');
+		const logFolder = join(scratch, 'logs');
+		await mkdir(userFolder);
+		await mkdir(logFolder);
+
+		log('Starting Postgres and Redis ...');
+		const postgres = await startPostgres(scratch);
+		const redis = await startRedis(scratch);
+		started.push(postgres.server, redis.server);
+		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port };
+
+		log('Packing the package and installing it into the shared user folder as a community package ...');
+		await installCommunityPackage(userFolder, await packProject(join(scratch, 'pack')));
+
+		double.transactions.types.set(ORDER_TYPE.id, ORDER_TYPE.name);
+		double.reports.timeZone = PLATFORM_TIME_ZONE;
+		const sandbox = sandboxCredential(double);
+		const credential = { ...sandbox, data: { ...sandbox.data, platformTimeZone: PLATFORM_TIME_ZONE } };
+		log('Importing the credential and the workflows, publishing them ...');
+		const cliEnv = await queueEnvironment(settings, 'cli');
+		await importCredentials([credential], cliEnv, scratch);
+		const workflowFolder = join(scratch, 'workflows');
+		await mkdir(workflowFolder);
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url)]) {
+			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
+		}
+		await importWorkflows(workflowFolder, cliEnv);
+		for (const id of [ORDERS_WORKFLOW_ID, BLOCKS_WORKFLOW_ID]) await cliCommand(settings, ['publish:workflow', `--id=${id}`]);
+
+		// Written before the trigger's first activation: never to be emitted.
+		const ledger = new BlockLedger(double);
+		const unseen = ledger.add('before-activation', 3, 60_000);
+
+		log('Starting the main instance and worker 1 ...');
+		let startedAt = performance.now();
+		const [firstMain, worker1] = await Promise.all([startMain(settings), startWorker(settings, 1, WORKER_CONCURRENCY)]);
+		started.push(firstMain.process, worker1.process);
+		figures.startSeconds = seconds(startedAt);
+		let main: N8nInstance = firstMain;
+		const workers: N8nInstance[] = [worker1];
+
+		const context = () => ({ double, postgresPort: postgres.port, main, workers });
+		log('Warming up with 20 orders, then 200 orders on one worker ...');
+		await runOrders(context(), 'WARMUP', 20);
+		figures.oneWorker = await runOrders(context(), 'ONE', ORDERS);
+
+		log('Starting worker 2, then 200 orders on two workers ...');
+		const worker2 = await startWorker(settings, 2, WORKER_CONCURRENCY);
+		started.push(worker2.process);
+		workers.push(worker2);
+		figures.twoWorkers = await runOrders(context(), 'TWO', ORDERS);
+		figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
+
+		const triggerContext: TriggerContext = {
+			double,
+			collector,
+			workers: () => workers,
+			async restartMain(signal, whileDown) {
+				const old = main;
+				if (old.process.child.pid !== undefined) process.kill(-old.process.child.pid, signal);
+				await old.process.exited;
+				await whileDown?.();
+				startedAt = performance.now();
+				main = await startMain(settings);
+				started.push(main.process);
+				return seconds(startedAt);
+			},
+		};
+		log('Trigger: blocks between polls, then three SIGTERM restarts of the main instance ...');
+		figures.trigger = await runTrigger(triggerContext, ledger, unseen);
+		log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
+		figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
+	} finally {
+		const stopping = performance.now();
+		await shutdown();
+		figures.stopSeconds = seconds(stopping);
+		const left = leftRunning();
+		if (left.length > 0) throw new Error(`process groups still running after the stop: ${left.join(', ')}`);
+		figures.processGroupsStopped = started.length;
+	}
+}
+
+if (require.main === module) {
+	const watchdog = setTimeout(() => {
+		console.error(`The queue-mode run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
+		stopAllChildren('SIGKILL');
+		process.exit(1);
+	}, OVERALL_LIMIT_MS);
+	watchdog.unref();
+	const t0 = performance.now();
+	main(process.argv.includes('--keep')).then(
+		() => {
+			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
+			log('queue mode: all checks passed');
+			process.exit(0);
+		},
+		(error) => {
+			console.error(error instanceof Error ? error.stack : error);
+			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
+			log('queue mode: FAILED');
+			process.exit(1);
+		},
+	);
+}
