@@ -6,17 +6,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort, installDir, n8nCommand, n8nEnvironment, projectRoot } from '../../scripts/n8n';
 import { startBackground } from '../../scripts/processes';
-import { DATABASE_NAME, DATABASE_USER, type BackgroundProcess } from './services';
+import { DATABASE_NAME, DATABASE_USER, type BackgroundProcess, waitUntilReady } from './services';
 
 export interface ClusterSettings {
 	userFolder: string;
 	logFolder: string;
 	postgresPort: number;
 	redisPort: number;
+	/** Every process started, appended at once, so that a failed start is stopped too. */
+	started: BackgroundProcess[];
 }
 
 export interface N8nInstance {
@@ -57,24 +58,15 @@ export async function cliCommand(settings: ClusterSettings, args: string[]): Pro
 	await n8nCommand(args, await queueEnvironment(settings, 'cli'));
 }
 
-async function waitFor(instance: N8nInstance, ready: () => Promise<boolean>): Promise<void> {
-	const deadline = Date.now() + START_LIMIT_MS;
-	while (Date.now() < deadline) {
-		if (instance.process.child.exitCode !== null) break;
-		if (await ready()) return;
-		await sleep(250);
-	}
-	throw new Error(`n8n ${instance.name} did not become ready:\n${instance.process.recentOutput().slice(-4000)}`);
-}
-
 /** Starts the main instance; resolves once every published workflow is activated. */
 export async function startMain(settings: ClusterSettings): Promise<N8nInstance> {
 	const port = await freePort();
 	const env = await queueEnvironment(settings, 'main', { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
 	const process = startBackground(globalThis.process.execPath, [n8nBin, 'start'], { cwd: projectRoot, env });
+	settings.started.push(process);
 	const instance = { name: 'main', port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
 	// Printed after the HTTP server is up and the active workflows are activated.
-	await waitFor(instance, async () => process.recentOutput().includes('Editor is now accessible via'));
+	await waitUntilReady('n8n main', process, async () => process.recentOutput().includes('Editor is now accessible via'), START_LIMIT_MS);
 	return instance;
 }
 
@@ -84,14 +76,16 @@ export async function startWorker(settings: ClusterSettings, index: number, conc
 	const name = `worker${index}`;
 	const env = await queueEnvironment(settings, name, { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) });
 	const process = startBackground(globalThis.process.execPath, [n8nBin, 'worker', `--concurrency=${concurrency}`], { cwd: projectRoot, env });
+	settings.started.push(process);
 	const instance = { name, port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
-	await waitFor(instance, async () => {
+	const ready = async () => {
 		try {
 			return (await fetch(`http://127.0.0.1:${port}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) })).ok;
 		} catch {
 			return false;
 		}
-	});
+	};
+	await waitUntilReady(`n8n ${name}`, process, ready, START_LIMIT_MS);
 	return instance;
 }
 

@@ -15,6 +15,8 @@ export interface Figures {
 	hardKill?: HardKillFigures;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
+	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
+	processGroupsLeft?: number;
 	totalSeconds?: number;
 }
 
@@ -60,7 +62,9 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 				`times each of its ${kill.blocks} blocks was emitted in all: ${kill.timesEmitted.join(', ')}`,
 		);
 	}
-	if (figures.stopSeconds !== undefined) lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; none left running`);
+	if (figures.stopSeconds !== undefined) {
+		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
+	}
 	if (figures.totalSeconds !== undefined) lines.push(`whole run: ${fixed(figures.totalSeconds)} s`);
 	for (const line of lines) log(line);
 }

@@ -86,10 +86,9 @@ async function main(keep: boolean): Promise<void> {
 		await mkdir(logFolder);
 
 		log('Starting Postgres and Redis ...');
-		const postgres = await startPostgres(scratch);
-		const redis = await startRedis(scratch);
-		started.push(postgres.server, redis.server);
-		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port };
+		const postgres = await startPostgres(scratch, started);
+		const redis = await startRedis(scratch, started);
+		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port, started };
 
 		log('Packing the package and installing it into the shared user folder as a community package ...');
 		await installCommunityPackage(userFolder, await packProject(join(scratch, 'pack')));
@@ -116,7 +115,6 @@ async function main(keep: boolean): Promise<void> {
 		log('Starting the main instance and worker 1 ...');
 		let startedAt = performance.now();
 		const [firstMain, worker1] = await Promise.all([startMain(settings), startWorker(settings, 1, WORKER_CONCURRENCY)]);
-		started.push(firstMain.process, worker1.process);
 		figures.startSeconds = seconds(startedAt);
 		let main: N8nInstance = firstMain;
 		const workers: N8nInstance[] = [worker1];
@@ -128,7 +126,6 @@ async function main(keep: boolean): Promise<void> {
 
 		log('Starting worker 2, then 200 orders on two workers ...');
 		const worker2 = await startWorker(settings, 2, WORKER_CONCURRENCY);
-		started.push(worker2.process);
 		workers.push(worker2);
 		figures.twoWorkers = await runOrders(context(), 'TWO', ORDERS);
 		figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
@@ -144,7 +141,6 @@ async function main(keep: boolean): Promise<void> {
 				await whileDown?.();
 				startedAt = performance.now();
 				main = await startMain(settings);
-				started.push(main.process);
 				return seconds(startedAt);
 			},
 		};
@@ -156,10 +152,19 @@ async function main(keep: boolean): Promise<void> {
 		const stopping = performance.now();
 		await shutdown();
 		figures.stopSeconds = seconds(stopping);
-		const left = leftRunning();
-		if (left.length > 0) throw new Error(`process groups still running after the stop: ${left.join(', ')}`);
 		figures.processGroupsStopped = started.length;
 	}
+}
+
+/** The run, then the proof that it left nothing running, whether it passed or not. */
+async function runAndCheckLeftovers(keep: boolean): Promise<void> {
+	let failure: unknown;
+	await main(keep).catch((error) => (failure = error));
+	const left = leftRunning();
+	figures.processGroupsLeft = left.length;
+	if (left.length > 0) console.error(`Process groups still running after the stop: ${left.join(', ')}`);
+	if (failure !== undefined) throw failure;
+	if (left.length > 0) throw new Error('the run left processes behind');
 }
 
 if (require.main === module) {
@@ -170,7 +175,7 @@ if (require.main === module) {
 	}, OVERALL_LIMIT_MS);
 	watchdog.unref();
 	const t0 = performance.now();
-	main(process.argv.includes('--keep')).then(
+	runAndCheckLeftovers(process.argv.includes('--keep')).then(
 		() => {
 			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
 			log('queue mode: all checks passed');

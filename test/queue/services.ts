@@ -59,17 +59,18 @@ function asDatabaseUser(command: string, args: string[]): [string, string[]] {
 	return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args]];
 }
 
-async function waitFor(what: string, ready: () => Promise<boolean>, limitMs: number, output: () => string): Promise<void> {
+/** Waits until `ready` says so; gives up when `server` exits or after `limitMs`, showing its output. */
+export async function waitUntilReady(what: string, server: BackgroundProcess, ready: () => Promise<boolean>, limitMs: number): Promise<void> {
 	const deadline = Date.now() + limitMs;
-	while (Date.now() < deadline) {
+	while (Date.now() < deadline && server.child.exitCode === null && server.child.signalCode === null) {
 		if (await ready()) return;
-		await sleep(200);
+		await sleep(250);
 	}
-	throw new Error(`${what} did not start within ${limitMs / 1000} s:\n${output()}`);
+	throw new Error(`${what} did not become ready:\n${server.recentOutput().slice(-4000)}`);
 }
 
-/** Starts a fresh cluster in `<folder>/postgres`; `folder` must be the run's own temporary folder. */
-export async function startPostgres(folder: string): Promise<{ port: number; server: BackgroundProcess }> {
+/** Starts a fresh cluster in `<folder>/postgres` (`folder`: the run's own temporary folder), appending it to `started`. */
+export async function startPostgres(folder: string, started: BackgroundProcess[]): Promise<{ port: number; server: BackgroundProcess }> {
 	const bin = postgresBin();
 	if (bin === undefined) throw new Error('Postgres is not installed');
 	const dataDir = join(folder, 'postgres');
@@ -87,12 +88,13 @@ export async function startPostgres(folder: string): Promise<{ port: number; ser
 	const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'];
 	const postgres = asDatabaseUser(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])]);
 	const server = startBackground(...postgres, {});
+	started.push(server);
 	const isReady = join(bin, 'pg_isready');
-	await waitFor(
+	await waitUntilReady(
 		'Postgres',
+		server,
 		async () => (await run(isReady, ['-h', '127.0.0.1', '-p', String(port), '-U', DATABASE_USER], { timeoutMs: 5_000 })).code === 0,
 		60_000,
-		server.recentOutput,
 	);
 	return { port, server };
 }
@@ -110,16 +112,17 @@ export async function sql(port: number, query: string): Promise<string[][]> {
 		.map((line) => line.split('|'));
 }
 
-/** Starts a Redis that keeps nothing on disk. */
-export async function startRedis(folder: string): Promise<{ port: number; server: BackgroundProcess }> {
+/** Starts a Redis that keeps nothing on disk, appending it to `started`. */
+export async function startRedis(folder: string, started: BackgroundProcess[]): Promise<{ port: number; server: BackgroundProcess }> {
 	const port = await freePort();
 	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', folder];
 	const server = startBackground('redis-server', args, {});
-	await waitFor(
+	started.push(server);
+	await waitUntilReady(
 		'Redis',
+		server,
 		async () => (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { timeoutMs: 5_000 })).stdout.trim() === 'PONG',
 		30_000,
-		server.recentOutput,
 	);
 	return { port, server };
 }
