@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { sql } from './services';
-import { BlockLedger, SETTLE_MS, type TriggerContext, waitForBlocks } from './trigger';
+import { BlockLedger, pollAnswered, SETTLE_MS, type TriggerContext, waitForBlocks } from './trigger';
 import { BLOCKS_WORKFLOW_ID } from './workflows';
 
 export interface HardKillFigures {
@@ -21,8 +21,6 @@ export interface HardKillFigures {
 	timesEmitted: number[];
 }
 
-const WAIT_FOR_POLL_MS = 60_000;
-
 async function staticData(postgresPort: number): Promise<string> {
 	const [[data]] = await sql(postgresPort, `SELECT coalesce("staticData"::text, '') FROM workflow_entity WHERE id = '${BLOCKS_WORKFLOW_ID}'`);
 	return data;
@@ -33,21 +31,6 @@ async function executionCount(postgresPort: number): Promise<number> {
 	return Number(count);
 }
 
-/** Resolves as soon as the service has answered a block report that covers `fromMs` (watched every event-loop turn). */
-async function answerCovering(context: TriggerContext, firstRequest: number, fromMs: number): Promise<void> {
-	const deadline = Date.now() + WAIT_FOR_POLL_MS;
-	while (Date.now() < deadline) {
-		const answered = context.double.requests.slice(firstRequest).some((request) => {
-			if (request.rawPath !== 'reports/blocks' || request.status !== 200) return false;
-			const from = request.query.find(([key]) => key === 'from_date')?.[1];
-			return from === undefined || Number(from) <= fromMs;
-		});
-		if (answered) return;
-		await new Promise((resolve) => setImmediate(resolve));
-	}
-	throw new Error(`no poll asked for the new blocks within ${WAIT_FOR_POLL_MS / 1000} s`);
-}
-
 export async function measureHardKill(context: TriggerContext, ledger: BlockLedger, postgresPort: number): Promise<HardKillFigures> {
 	const { collector, double } = context;
 	const savedBefore = await staticData(postgresPort);
@@ -56,7 +39,7 @@ export async function measureHardKill(context: TriggerContext, ledger: BlockLedg
 	const emails = ledger.add('hard-kill', 3);
 	const fromMs = Math.min(...emails.map((email) => ledger.added.get(email) ?? Number.NaN));
 
-	await answerCovering(context, firstRequest, fromMs);
+	await pollAnswered(context.double, firstRequest, fromMs);
 	const answerSeen = performance.now();
 	let stateSavedBeforeKill = false;
 	let executionsBeforeKill = 0;

@@ -78,6 +78,25 @@ export async function waitForBlocks(collector: Collector, emails: string[], what
 	throw new Error(`${what}: ${missing.length} of ${emails.length} blocks never emitted within ${ARRIVAL_LIMIT_MS / 1000} s: ${missing.join(', ')}`);
 }
 
+/**
+ * Resolves as soon as the service has answered a poll (a block report) asked after request
+ * number `firstRequest`, covering `fromMs` when given. Checked every event-loop turn: the
+ * double runs in this process, so this sees the answer within a millisecond of it leaving.
+ */
+export async function pollAnswered(double: ServiceDouble, firstRequest: number, fromMs = Number.POSITIVE_INFINITY): Promise<void> {
+	const deadline = Date.now() + ARRIVAL_LIMIT_MS;
+	while (Date.now() < deadline) {
+		const answered = double.requests.slice(firstRequest).some((request) => {
+			if (request.rawPath !== 'reports/blocks' || request.status !== 200) return false;
+			const from = request.query.find(([key]) => key === 'from_date')?.[1];
+			return from === undefined || Number(from) <= fromMs;
+		});
+		if (answered) return;
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+	throw new Error(`no poll was answered within ${ARRIVAL_LIMIT_MS / 1000} s`);
+}
+
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -123,6 +142,8 @@ export async function runTrigger(context: TriggerContext, ledger: BlockLedger, u
 	const around: string[] = [];
 	const mainStartSeconds: number[] = [];
 	for (let restart = 1; restart <= 3; restart++) {
+		// Right after a poll, so that the stop does not land inside one (that is the hard kill's case).
+		await pollAnswered(context.double, context.double.requests.length);
 		const beforeStop = ledger.add(`restart${restart}-before-stop`, 2);
 		let whileDown: string[] = [];
 		const whileDownStart = () => {
