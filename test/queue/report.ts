@@ -27,7 +27,7 @@ function throughput(label: string, run: OrdersFigures): string {
 		.map(([name, count]) => `${name} ${count}`)
 		.join(', ');
 	return (
-		`${label}: ${run.orders} orders in ${run.executions} webhook executions took ${fixed(run.seconds)} s = ` +
+		`${label}: ${run.orders} orders in ${run.executions} webhook executions, first request to last execution's end ${fixed(run.seconds)} s = ` +
 		`${fixed(run.executions / run.seconds)} executions/s (${fixed(run.orders / run.seconds)} orders/s); ran on ${perWorker}`
 	);
 }

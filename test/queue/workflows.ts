@@ -39,8 +39,8 @@ function workflow(id: string, name: string, nodes: WorkflowNode[]): WorkflowFile
 }
 
 /**
- * Webhook (POST `{ orders: [...] }`, answered with the node's output once the execution ends)
- * -> Split Out -> Transaction › Create: one transaction per order, batched into few requests.
+ * Webhook (POST `{ orders: [...] }`, answered at once, as a shop wants) -> Split Out ->
+ * Transaction › Create: one transaction per order, batched into few requests.
  */
 export function ordersWorkflow(credential: { id: string; name: string }): WorkflowFile {
 	const create = node('Send Order Confirmation', 'n8n-nodes-mailing-platform.mailingPlatform', 1, 440, {
@@ -59,8 +59,7 @@ export function ordersWorkflow(credential: { id: string; name: string }): Workfl
 	const webhook = node('Shop Orders', 'n8n-nodes-base.webhook', 2, 0, {
 		httpMethod: 'POST',
 		path: ORDERS_WEBHOOK_PATH,
-		responseMode: 'lastNode',
-		responseData: 'allEntries',
+		responseMode: 'onReceived',
 		options: {},
 	});
 	webhook.webhookId = 'a7d3c1e2-5b4f-4c6d-9e8f-0a1b2c3d4e5f';
