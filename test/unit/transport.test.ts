@@ -1,12 +1,6 @@
-import {
-	buildQueryString,
-	buildUrl,
-	parseRetryAfter,
-	readPaging,
-	RETRY,
-	retryDelayMs,
-	serviceErrorMessage,
-} from '../../nodes/MailingPlatform/transport';
+import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
+import { serviceErrorMessage } from '../../nodes/MailingPlatform/transport/errors';
+import { parseRetryAfter, RETRY, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
