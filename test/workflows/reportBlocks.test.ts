@@ -145,13 +145,26 @@ describe('report › getBlocks and countBlocks in a workflow', () => {
 		expect(blockRequests()).toHaveLength(4);
 	});
 
-	it('fails naming the page when a page keeps failing, with no partial output', async () => {
-		double().reports.generateBlocks(2500);
+	it('retries one 500 on page 2 of Return All, since reading is safe to repeat, and returns every block', async () => {
+		double().reports.generateBlocks(2500, { start: '2024-05-01T00:00:00Z', stepMs: 1000 });
 		double().reports.failPage(2, 500);
 
 		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
 
+		expect(result.error).toBeUndefined();
+		expect(result.main).toHaveLength(2500);
+		expect(new Set(result.main.map((item) => (item.contact as { id: number }).id)).size).toBe(2500);
+		expect(blockRequests().map((request) => request.status).sort()).toEqual([200, 200, 200, 500]);
+	});
+
+	it('fails naming the page and the attempts made when a page keeps failing, with no partial output', async () => {
+		double().reports.generateBlocks(2500);
+		double().reports.failPage(2, 500, 5, '0');
+
+		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+
 		expect(result.error?.message).toBe('Injected 500 on page 2 (page 2 of 3)');
+		expect(result.error?.description).toContain('Attempts made: 5.');
 		expect(result.error?.httpCode).toBe('500');
 		expect(result.main).toEqual([]);
 	});
