@@ -42,8 +42,43 @@ describe('transport behaviour in a workflow', () => {
 
 		const result = await runNode({ credentials: credentials(), parameters });
 
-		expect(result.error?.message).toBe('The service answered 502 Bad Gateway; the outcome of the request is unknown');
+		expect(result.error?.message).toBe("The service answered 502 Bad Gateway; the request's outcome is unknown");
 		expect(result.error?.description).toContain('Attempts made: 1.');
 		expect(double().requests).toHaveLength(1);
+	});
+
+	it('does not resend transactions after a 500 on their POST, and every item says the outcome is unknown', async () => {
+		double().faults.failNext(1, 500, { match: 'transactions' });
+		const items = ['anna@example.com', 'ben@example.com'].map((email) => ({ type: 1, contact: { email }, content: { 'order.id': email } }));
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'transaction', operation: 'create', inputMode: 'json' },
+			items,
+			onError: 'continueRegularOutput',
+		});
+
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+		expect(result.main).toHaveLength(2);
+		for (const item of result.main) {
+			expect(item.error).toContain("Injected 500; the request's outcome is unknown");
+			expect(item.message).toContain('It was not sent again');
+			expect(item.message).toContain('Attempts made: 1.');
+		}
+	});
+
+	it('retries a read on 500, 502 and 504 and honours Retry-After given as an HTTP date', async () => {
+		double().faults.failNext(1, 500, { match: 'testsendout', retryAfter: new Date(Date.now() - 1000).toUTCString() });
+		double().faults.failNext(1, 502, { match: 'testsendout', retryAfter: '0' });
+		double().faults.failNext(1, 504, { match: 'testsendout', retryAfter: '0' });
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'mailing', operation: 'getTestSendOutResult', mailingId: 1001 },
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(result.main[0]).toMatchObject({ mailingId: 1001, state: 'success' });
+		expect(double().requests.map((request) => request.status)).toEqual([500, 502, 504, 200]);
 	});
 });

@@ -174,7 +174,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 		if (!request.repeatable && leavesOutcomeOpen(status)) {
 			throw fail(
 				{
-					message: `${answered}; the outcome of the request is unknown`,
+					message: `${answered}; the request's outcome is unknown`,
 					description: `The service answered ${status} after receiving the request, so it may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
 					httpCode: status,
 				},
