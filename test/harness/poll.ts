@@ -55,26 +55,3 @@ export async function runPoll(
 export function savedState(workflow: Workflow): IDataObject {
 	return JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
 }
-
-/**
- * n8n's clock as the trigger reads it (`Date.now()`), set by the test: polls happen at chosen
- * moments, apart from the times the double records its blocks at.
- */
-export function useN8nClock(): { set: (at: string | number) => void; advance: (ms: number) => void; now: () => number } {
-	let nowMs = 0;
-	let spy: jest.SpyInstance<number, []> | undefined;
-	beforeEach(() => {
-		nowMs = Date.now();
-		spy = jest.spyOn(Date, 'now').mockImplementation(() => nowMs);
-	});
-	afterEach(() => spy?.mockRestore());
-	return {
-		set: (at) => {
-			nowMs = typeof at === 'number' ? at : Date.parse(at);
-		},
-		advance: (ms) => {
-			nowMs += ms;
-		},
-		now: () => nowMs,
-	};
-}

@@ -1,5 +1,6 @@
 import { useServiceDouble } from '../harness/double';
-import { pollWorkflow, runPoll, savedState, useN8nClock } from '../harness/poll';
+import { N8nClock } from '../harness/clock';
+import { pollWorkflow, runPoll, savedState } from '../harness/poll';
 import type { CredentialValues } from '../harness/workflow';
 
 type Items = Array<Record<string, unknown>>;
@@ -8,7 +9,9 @@ const MINUTE = 60_000;
 
 describe('mailingPlatformTrigger › blockStatusChanged', () => {
 	const { double, credentials } = useServiceDouble();
-	const clock = useN8nClock();
+	const clock = new N8nClock();
+	beforeEach(() => clock.install());
+	afterEach(() => clock.restore());
 	const poll = async (workflow: ReturnType<typeof pollWorkflow>, mode: 'trigger' | 'manual' = 'trigger', credential?: CredentialValues) =>
 		await runPoll(workflow, credential ?? credentials(), mode);
 

@@ -1,5 +1,6 @@
 import { useServiceDouble } from '../harness/double';
-import { pollWorkflow, runPoll, useN8nClock } from '../harness/poll';
+import { N8nClock } from '../harness/clock';
+import { pollWorkflow, runPoll } from '../harness/poll';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -24,7 +25,9 @@ interface Scenario {
  */
 function useScenario() {
 	const { double, credentials } = useServiceDouble();
-	const clock = useN8nClock();
+	const clock = new N8nClock();
+	beforeEach(() => clock.install());
+	afterEach(() => clock.restore());
 	return async (scenario: Scenario) => {
 		double().timeZone = scenario.account;
 		const workflow = pollWorkflow({ timezone: scenario.workflow });
