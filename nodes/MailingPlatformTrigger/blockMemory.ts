@@ -52,9 +52,11 @@ export function legacyBlockKey(block: IDataObject): string {
 	return JSON.stringify([block.timestamp, contact.id ?? null, contact.email ?? null, block.old_status, block.new_status, block.reason]);
 }
 
-/** Where the next query starts: the previous poll's start minus the lookback, never earlier than before. */
+/**
+ * Where the next query starts: the previous poll's start minus the lookback, never earlier than
+ * the previous query (whose blocks are all remembered). First poll: the lookback before now.
+ */
 export function queryStart(state: PollState, nowMs: number, lookbackMs: number): number {
-	const lastPollMs = state.lastPollMs ?? state.cursorMs ?? nowMs;
-	const start = state.cursorMs !== undefined && state.lastPollMs === undefined ? lastPollMs : lastPollMs - lookbackMs;
-	return Math.max(start, state.fromMs ?? Number.NEGATIVE_INFINITY);
+	if (state.lastPollMs === undefined) return state.cursorMs ?? nowMs - lookbackMs;
+	return Math.max(state.lastPollMs - lookbackMs, state.fromMs ?? Number.NEGATIVE_INFINITY);
 }

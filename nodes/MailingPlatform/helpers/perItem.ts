@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { InputProblem } from './input';
 
 /** Any failure of one item as an n8n error carrying the item's index, so messages say `[item N]`. */
-export function itemError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+function itemError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;

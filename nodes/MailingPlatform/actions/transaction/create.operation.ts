@@ -10,6 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { splitList } from '../../helpers/lists';
+import { errorItemJson } from '../../helpers/perItem';
 import { apiRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
 import { SPEC_MAX_REQUEST_BYTES, arrayBody, arrayBodyBytes, nextBatchEnd, readReport } from './packing';
@@ -406,7 +407,7 @@ export async function execute(
 		if (!continueOnFail) throw error;
 		for (let index = start; index < end; index++) {
 			const itemIndex = sendItems[index];
-			results[itemIndex] = { json: { error: message, message: description }, pairedItem: { item: itemIndex } };
+			results[itemIndex] = { json: errorItemJson({ message, description }), pairedItem: { item: itemIndex } };
 		}
 	};
 
