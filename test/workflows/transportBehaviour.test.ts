@@ -81,4 +81,17 @@ describe('transport behaviour in a workflow', () => {
 		expect(result.main[0]).toMatchObject({ mailingId: 1001, state: 'success' });
 		expect(double().requests.map((request) => request.status)).toEqual([500, 502, 504, 200]);
 	});
+
+	it('does not start a check again after a 500, since the first start may have taken effect', async () => {
+		double().faults.failNext(1, 500, { match: 'checks/bounce' });
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'mailing', operation: 'startBounceCheck', mailingId: 1001 },
+		});
+
+		expect(result.error?.message).toBe("Injected 500; the request's outcome is unknown");
+		expect(result.error?.description).toContain('Attempts made: 1.');
+		expect(double().requestsTo('mailings/')).toHaveLength(1);
+	});
 });
