@@ -68,7 +68,7 @@ async function main(keep: boolean): Promise<void> {
 	await ensureServicesInstalled(log);
 	await ensureN8nInstalled(log);
 	const scratch = await makeUserFolder('n8n-queue-');
-	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
+	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS, timeZone: PLATFORM_TIME_ZONE });
 	const collector = await startCollector();
 	const shutdown = async () => {
 		// n8n before the services it uses: newest first.
@@ -94,9 +94,8 @@ async function main(keep: boolean): Promise<void> {
 		await installCommunityPackage(userFolder, await packProject(join(scratch, 'pack')));
 
 		double.transactions.types.set(ORDER_TYPE.id, ORDER_TYPE.name);
-		double.reports.timeZone = PLATFORM_TIME_ZONE;
-		const sandbox = sandboxCredential(double);
-		const credential = { ...sandbox, data: { ...sandbox.data, platformTimeZone: PLATFORM_TIME_ZONE } };
+		// The credential's Platform Time Zone is the double's: Europe/Berlin, while n8n stays at America/New_York.
+		const credential = sandboxCredential(double);
 		log('Importing the credential and the workflows, publishing them ...');
 		const cliEnv = await queueEnvironment(settings, 'cli');
 		await importCredentials([credential], cliEnv, scratch);
