@@ -306,6 +306,29 @@ describe('transaction › create in a workflow', () => {
 		expect(double().transactions.queued.map((queued) => queued.typeId)).toEqual([2, 3]);
 	});
 
+	it('leaves an empty Contact ID out and refuses one that is not a number', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...fieldsMode, contactId: '={{ $json.contactId }}' },
+			items: [
+				{ contactId: '', email: 'anna@example.com', order: { 'order.id': 'A-1' } },
+				{ contactId: 'C-1002', email: 'ben@example.com', order: { 'order.id': 'A-2' } },
+				{ contactId: 1003, email: '', order: { 'order.id': 'A-3' } },
+			],
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main.map((json) => json.queued ?? json.error)).toEqual([
+			true,
+			'[item 1] Contact ID must be the platform\'s numeric contact ID, not "C-1002"; leave it empty to use the e-mail or external ID',
+			true,
+		]);
+		expect(double().transactions.queued.map((queued) => queued.transaction?.contact)).toEqual([
+			{ email: 'anna@example.com' },
+			{ id: 1003 },
+		]);
+	});
+
 	it('refuses items without type or contact, naming the item and the field', async () => {
 		const result = await runNode({
 			credentials: credentials(),
