@@ -108,7 +108,8 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 		{
 			displayName: 'Contact ID',
 			name: 'contactId',
-			type: 'number',
+			// Text, so that an unset ID shows empty rather than as 0; the value is sent as a number.
+			type: 'string',
 			default: '',
 			placeholder: 'e.g. 1001',
 			description: 'The platform’s numeric ID of the contact. Left out when empty.',
