@@ -1,5 +1,5 @@
 import type { PreparedTransaction } from './packing';
-import { arrayBody, arrayBodyBytes, nextBatchEnd } from './packing';
+import { arrayBody, arrayBodyBytes, nextBatchEnd, release } from './packing';
 import type { ReportEntry } from './report';
 import type { PostTransactions, RequestFailure } from './request';
 
@@ -36,6 +36,7 @@ export async function sendInBatches(
 		const result = await post(arrayBody(transactions, start, end), end - start, transactions[start].itemIndex);
 		if (result.kind === 'failed') return fail(start, end, result.failure);
 		if (result.kind === 'reported') {
+			release(transactions, start, end);
 			for (const entry of result.entries) if (entry.queued) queued++;
 			outcomes.push({ kind: 'reported', start, end, entries: result.entries });
 			return;

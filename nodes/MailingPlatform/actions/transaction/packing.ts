@@ -8,7 +8,8 @@ export const SPEC_MAX_REQUEST_BYTES = 9_000_000;
 /** One transaction ready to send: its input item, its JSON text and that text's UTF-8 size. */
 export interface PreparedTransaction {
 	readonly itemIndex: number;
-	readonly json: string;
+	/** Emptied by `release` once the request carrying it has been answered. */
+	json: string;
 	readonly bytes: number;
 }
 
@@ -57,4 +58,9 @@ export function arrayBody(transactions: readonly PreparedTransaction[], start: n
 	}
 	body[offset] = CLOSE_BRACKET;
 	return body;
+}
+
+/** Drops the texts of transactions [start, end) once answered: 100 MB of JSON need not outlive its requests. */
+export function release(transactions: readonly PreparedTransaction[], start: number, end: number): void {
+	for (let index = start; index < end; index++) transactions[index].json = '';
 }

@@ -1,5 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import type { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport';
 import type { ReportEntry } from './report';
