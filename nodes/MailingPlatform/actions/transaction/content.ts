@@ -1,8 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { InputProblem } from '../../helpers/input';
 
 import { GENERIC_ORDER_KEYS } from './genericOrder';
 import { checkGenericOrderContent, valueAt } from './genericOrderContent';
-import { parseJsonObject, readerFor, refusal } from './parameters';
+import { parseJsonObject, readerFor } from './parameters';
 
 /** What n8n stores for a resource mapper parameter, as far as content needs it. */
 interface MappedFields {
@@ -40,7 +42,6 @@ function mappedValues(fields: MappedFields, item: IDataObject): Record<string, u
 
 /** Reads the content of one item in Fields input mode: the Content JSON, or the mapped fields checked and converted. */
 export function contentReader(context: IExecuteFunctions, validateJson: boolean) {
-	const node = context.getNode();
 	const mode = readerFor(context, 'contentMode', 'json');
 	const json = readerFor<unknown>(context, 'content', '{}');
 	const mapped = readerFor<MappedFields>(context, 'contentFields', {});
@@ -48,23 +49,23 @@ export function contentReader(context: IExecuteFunctions, validateJson: boolean)
 
 	return (itemIndex: number, item: IDataObject): Record<string, unknown> => {
 		if (mode(itemIndex) !== 'mapped') {
-			const content = parseJsonObject(node, json(itemIndex), CONTENT_LABEL);
-			return validateJson ? checked(node, content, true, CONTENT_LABEL) : content;
+			const content = parseJsonObject(json(itemIndex), CONTENT_LABEL);
+			return validateJson ? checked(content, true, CONTENT_LABEL) : content;
 		}
 		const fields = mapped(itemIndex) ?? {};
 		const content = mappedValues(fields, item);
 		for (const { key, value } of extra(itemIndex)?.field ?? []) {
 			const name = String(key ?? '').trim();
-			if (name === '') throw refusal(node, `${EXTRA_LABEL}: an entry has no key; give it one or remove it`);
+			if (name === '') throw new InputProblem(`${EXTRA_LABEL}: an entry has no key`, 'Give the entry a key, or remove it.');
 			if (!isEmpty(value)) content[name] = value;
 		}
-		return checked(node, content, fields.attemptToConvertTypes !== false, MAPPED_LABEL);
+		return checked(content, fields.attemptToConvertTypes !== false, MAPPED_LABEL);
 	};
 }
 
 /** The content with the generic order type's keys checked, or a refusal naming the key and the value. */
-export function checked(node: INode, content: Record<string, unknown>, convert: boolean, label: string): Record<string, unknown> {
+export function checked(content: Record<string, unknown>, convert: boolean, label: string): Record<string, unknown> {
 	const result = checkGenericOrderContent(content, convert);
-	if (!result.ok) throw refusal(node, `${label}: ${result.problem}`);
+	if (!result.ok) throw new InputProblem(`${label}: ${result.problem}`, result.hint);
 	return result.content;
 }

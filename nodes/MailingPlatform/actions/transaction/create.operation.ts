@@ -33,6 +33,6 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const outcomes = await sendInBatches(transactions, maxRequestBytes, transactionPoster(this, ignoreInvalid), !continueOnFail);
 
 	const failure = outcomes.find((outcome) => outcome.kind === 'failed');
-	if (failure !== undefined && !continueOnFail) throw requestError(node, transactions, failure);
-	return pairOutputs(node, items.length, refused, transactions, outcomes, node.onError === 'continueErrorOutput');
+	if (failure !== undefined && !continueOnFail) throw requestError(this, transactions, failure);
+	return pairOutputs(items.length, refused, transactions, outcomes, node.onError === 'continueErrorOutput');
 }

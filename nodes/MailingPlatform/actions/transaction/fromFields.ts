@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { contentReader } from './content';
-import { readerFor, refusal } from './parameters';
+import { InputProblem } from '../../helpers/input';
+import { readerFor } from './parameters';
 import type { TransactionBuilder } from './prepare';
 
 const text = (value: unknown) => String(value ?? '').trim();
@@ -15,7 +16,6 @@ export function fieldsTransactionBuilder(
 	items: INodeExecutionData[],
 	validateJsonContent: boolean,
 ): TransactionBuilder {
-	const node = context.getNode();
 	const read = {
 		typeBy: readerFor(context, 'typeBy', 'id'),
 		typeId: readerFor<unknown>(context, 'typeId', 0),
@@ -42,7 +42,10 @@ export function fieldsTransactionBuilder(
 		const contactId = text(read.contactId(itemIndex));
 		const id = Number(contactId);
 		if (!Number.isInteger(id) || id < 0) {
-			throw refusal(node, `Contact ID must be the platform's numeric contact ID, not "${contactId}"; leave it empty to use the e-mail or external ID`);
+			throw new InputProblem(
+				`Contact ID must be the platform's numeric contact ID, not "${contactId}"`,
+				'Leave it empty to identify the contact by e-mail or external ID.',
+			);
 		}
 		if (id > 0) contact.id = id;
 		const email = text(read.contactEmail(itemIndex));
@@ -52,7 +55,12 @@ export function fieldsTransactionBuilder(
 
 		const body = content(itemIndex, items[itemIndex].json);
 		if (read.contactMode(itemIndex) === 'import') {
-			if (email === '') throw refusal(node, 'Contact E-Mail is empty: it is required to create a missing contact');
+			if (email === '') {
+				throw new InputProblem(
+					'Contact E-Mail is empty: it is required to create a missing contact',
+					'Map the customer’s e-mail address, or choose Contact Mode “Existing Contact”.',
+				);
+			}
 			contact.permission = Number(read.permission(itemIndex));
 			// The spec's sample of the import form carries the content inside import.
 			transaction.import = { contact, content: body };

@@ -3,7 +3,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { checked } from './content';
 import { parseJsonObject } from './parameters';
 import type { TransactionBuilder } from './prepare';
-import { JSON_LABELS, isPlainObject } from './validation';
+import { JSON_LABELS } from './validation';
+import { isPlainObject } from '../../helpers/objects';
 
 const DEFAULT_TRANSACTION_JSON = /^=\s*\{\{\s*\$json\s*\}\}\s*$/;
 
@@ -18,12 +19,12 @@ export function jsonTransactionReader(
 	const itemIsTransaction = typeof raw === 'string' && DEFAULT_TRANSACTION_JSON.test(raw);
 	return (itemIndex) => {
 		const value = itemIsTransaction ? items[itemIndex].json : context.getNodeParameter('transactionJson', itemIndex);
-		let transaction = parseJsonObject(node, value, 'Transaction JSON');
+		let transaction = parseJsonObject(value, 'Transaction JSON');
 		if (validateContent) {
 			if (isPlainObject(transaction.content)) {
-				transaction = { ...transaction, content: checked(node, transaction.content, true, JSON_LABELS.content) };
+				transaction = { ...transaction, content: checked(transaction.content, true, JSON_LABELS.content) };
 			} else if (isPlainObject(transaction.import) && isPlainObject(transaction.import.content)) {
-				const content = checked(node, transaction.import.content, true, '"import.content"');
+				const content = checked(transaction.import.content, true, '"import.content"');
 				transaction = { ...transaction, import: { ...transaction.import, content } };
 			}
 		}

@@ -4,13 +4,14 @@ import { DateTime } from 'luxon';
 import { parseDateTime } from '../../helpers/dateTime';
 import type { GenericOrderFormat } from './genericOrder';
 import { GENERIC_ORDER_GROUPS, GENERIC_ORDER_KEYS } from './genericOrder';
-import { isPlainObject } from './validation';
+import { isPlainObject } from '../../helpers/objects';
 
-type Checked = { ok: true; value: unknown } | { ok: false; problem: string };
+/** A refusal says what is wrong (naming the key and the value) and, in `hint`, how to fix it. */
+type Refusal = { ok: false; problem: string; hint: string };
+type Checked = { ok: true; value: unknown } | Refusal;
 
 /** Plain decimal text: "59.90", "-1", ".5". Not "1,234.50", "12,5", "1e3" or "0x10". */
 const DECIMAL_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
-const CONVERSION_HINT = 'Turn on Attempt to Convert Types to send it as';
 
 function describe(value: unknown): string {
 	if (typeof value === 'string') return `the text ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
@@ -20,28 +21,35 @@ function describe(value: unknown): string {
 	return String(value);
 }
 
-const refused = (problem: string): Checked => ({ ok: false, problem });
+const refused = (problem: string, hint: string): Refusal => ({ ok: false, problem, hint });
+const convertHint = (converted: string, wanted: string) =>
+	`Turn on Attempt To Convert Types to send it as ${converted}, or give ${wanted}.`;
+const LIST_HINT = 'Map a list such as [{"title": "Mug", "quantity": 1}], e.g. with an expression over the order’s line items.';
 
 function checkFloat(key: string, value: unknown, convert: boolean): Checked {
 	if (typeof value === 'number') {
-		return Number.isFinite(value) ? { ok: true, value } : refused(`${key} must be a finite number, not ${value}`);
+		if (Number.isFinite(value)) return { ok: true, value };
+		return refused(`${key} must be a finite number, not ${value}`, 'Check the expression that computes it.');
 	}
 	if (typeof value === 'string' && DECIMAL_TEXT.test(value.trim())) {
 		const number = Number(value.trim());
 		if (convert) return { ok: true, value: number };
-		return refused(`${key} must be a number, not ${describe(value)}. ${CONVERSION_HINT} ${number}`);
+		return refused(`${key} must be a number, not ${describe(value)}`, convertHint(String(number), 'a number'));
 	}
-	const hint = typeof value === 'string' ? '. Write it with a decimal point and without thousands separators, e.g. 1234.5' : '';
-	return refused(`${key} must be a number, not ${describe(value)}${hint}`);
+	const hint =
+		typeof value === 'string'
+			? 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.'
+			: 'Map a number, or decimal text such as "59.90".';
+	return refused(`${key} must be a number, not ${describe(value)}`, hint);
 }
 
 function checkText(key: string, value: unknown, convert: boolean): Checked {
 	if (typeof value === 'string') return { ok: true, value };
 	if (typeof value === 'number' || typeof value === 'boolean') {
 		if (convert) return { ok: true, value: String(value) };
-		return refused(`${key} must be text, not ${describe(value)}. ${CONVERSION_HINT} "${String(value)}"`);
+		return refused(`${key} must be text, not ${describe(value)}`, convertHint(`"${String(value)}"`, 'text'));
 	}
-	return refused(`${key} must be text, not ${describe(value)}`);
+	return refused(`${key} must be text, not ${describe(value)}`, 'Map a single text value, e.g. one field of the object.');
 }
 
 /** Text is sent as given, so its zone (or lack of one) stays the user's; instants go out with their offset. */
@@ -51,7 +59,10 @@ function checkTimestamp(key: string, value: unknown): Checked {
 		const instant = DateTime.isDateTime(value) ? value : parseDateTime(value, 'UTC');
 		if (instant !== undefined) return { ok: true, value: instant.toISO() };
 	}
-	return refused(`${key} must be a date-time such as 2026-11-20T14:03:00+01:00, not ${describe(value)}`);
+	return refused(
+		`${key} must be a date-time, not ${describe(value)}`,
+		'Use ISO 8601 such as 2026-11-20T14:03:00+01:00, or YYYY-MM-DD HH:MM:SS.',
+	);
 }
 
 function checkJson(key: string, value: unknown): Checked {
@@ -60,14 +71,14 @@ function checkJson(key: string, value: unknown): Checked {
 		try {
 			list = JSON.parse(value);
 		} catch {
-			return refused(`${key} must be a list of objects, but ${describe(value)} is not valid JSON`);
+			return refused(`${key} must be a list of objects, but ${describe(value)} is not valid JSON`, LIST_HINT);
 		}
 	}
 	if (!Array.isArray(list)) {
-		return refused(`${key} must be a list of objects such as [{"title": "Mug", "quantity": 1}], not ${describe(list)}`);
+		return refused(`${key} must be a list of objects, not ${describe(list)}`, LIST_HINT);
 	}
 	const wrong = list.findIndex((entry) => !isPlainObject(entry));
-	if (wrong !== -1) return refused(`${key} must be a list of objects, but entry ${wrong + 1} is ${describe(list[wrong])}`);
+	if (wrong !== -1) return refused(`${key} must be a list of objects, but entry ${wrong + 1} is ${describe(list[wrong])}`, LIST_HINT);
 	return { ok: true, value: list };
 }
 
@@ -79,7 +90,7 @@ function checkValue(key: string, format: GenericOrderFormat, value: unknown, con
 	return checkJson(key, value);
 }
 
-export type CheckedContent = { ok: true; content: Record<string, unknown> } | { ok: false; problem: string };
+export type CheckedContent = { ok: true; content: Record<string, unknown> } | Refusal;
 
 /**
  * The content with each known key of the generic order type checked against its format, flat

@@ -1,32 +1,32 @@
-import type { IDataObject, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
+import { errorItemJson } from '../../helpers/perItem';
+import { serviceError } from '../../transport/errors';
 import type { BatchOutcome } from './batching';
 import type { PreparedTransaction } from './packing';
+import type { Prepared } from './prepare';
 
 type Failed = Extract<BatchOutcome, { kind: 'failed' }>;
 
 const thousands = (value: number) => value.toLocaleString('en-US');
 
-/** The error of a request that failed as a whole: which items it carried and what was queued before it. */
-export function requestError(node: INode, transactions: readonly PreparedTransaction[], outcome: Failed): NodeApiError {
+/** What to say about a request that failed as a whole: which items it carried and what was queued before it. */
+function failureText(transactions: readonly PreparedTransaction[], outcome: Failed): { message: string; description: string } {
 	const { failure, start, end, queuedBefore } = outcome;
 	const earlier =
 		queuedBefore === 0
 			? 'No item of an earlier request was queued.'
 			: `${thousands(queuedBefore)} items of earlier requests were already queued: do not run the same input again, or their e-mails go out twice.`;
-	const firstItem = transactions[start].itemIndex;
-	const message = `${failure.message} (items ${firstItem} to ${transactions[end - 1].itemIndex}, ${thousands(end - start)} transactions)`;
-	const description = [failure.description, earlier].filter(Boolean).join(' ');
-	const error = new NodeApiError(
-		node,
-		{ message: failure.message, description: failure.description ?? '', httpCode: failure.httpCode ?? '' } as JsonObject,
-		{ message, description, httpCode: failure.httpCode ?? undefined, itemIndex: firstItem },
-	);
-	// NodeApiError swaps messages naming a network code for a generic "retry" text; here
-	// retrying blindly could send e-mails twice, so the precise message stays.
-	error.message = message;
-	return error;
+	return {
+		message: `${failure.message} (items ${transactions[start].itemIndex} to ${transactions[end - 1].itemIndex}, ${thousands(end - start)} transactions)`,
+		description: [failure.description, earlier].filter(Boolean).join(' '),
+	};
+}
+
+/** The node's error for a request that failed as a whole, when the node stops on it. */
+export function requestError(context: IExecuteFunctions, transactions: readonly PreparedTransaction[], outcome: Failed): NodeApiError {
+	const httpCode = outcome.failure.httpCode ?? undefined;
+	return serviceError(context, { ...failureText(transactions, outcome), httpCode }, transactions[outcome.start].itemIndex);
 }
 
 /**
@@ -34,9 +34,8 @@ export function requestError(node: INode, transactions: readonly PreparedTransac
  * requests each paired with the item they came from.
  */
 export function pairOutputs(
-	node: INode,
 	itemCount: number,
-	refused: ReadonlyArray<{ itemIndex: number; message: string }>,
+	refused: Prepared['refused'],
 	transactions: readonly PreparedTransaction[],
 	outcomes: readonly BatchOutcome[],
 	errorOutput: boolean,
@@ -44,13 +43,11 @@ export function pairOutputs(
 	const results: INodeExecutionData[] = new Array(itemCount);
 	const put = (itemIndex: number, json: IDataObject) => (results[itemIndex] = { json, pairedItem: { item: itemIndex } });
 
-	for (const { itemIndex, message } of refused) put(itemIndex, { error: message });
+	for (const { itemIndex, message, hint } of refused) put(itemIndex, errorItemJson({ message, description: hint }));
 	for (const outcome of outcomes) {
 		if (outcome.kind === 'failed') {
-			const { message, description } = requestError(node, transactions, outcome);
-			for (let index = outcome.start; index < outcome.end; index++) {
-				put(transactions[index].itemIndex, { error: message, message: description });
-			}
+			const json = errorItemJson(failureText(transactions, outcome));
+			for (let index = outcome.start; index < outcome.end; index++) put(transactions[index].itemIndex, json);
 			continue;
 		}
 		for (let index = outcome.start; index < outcome.end; index++) {
@@ -60,7 +57,10 @@ export function pairOutputs(
 			// n8n routes an item to the error output only when its JSON is exactly {error} or
 			// {error, message}; it then adds the input item's fields (the contact among them).
 			const notQueued = errorOutput && !entry.queued;
-			put(transactions[index].itemIndex, notQueued ? { error: 'The transaction was not queued', message: entry.message } : json);
+			put(
+				transactions[index].itemIndex,
+				notQueued ? errorItemJson({ message: 'The transaction was not queued', description: entry.message }) : json,
+			);
 		}
 	}
 	return results;

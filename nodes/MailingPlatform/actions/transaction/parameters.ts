@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { isPlainObject } from './validation';
+import { InputProblem } from '../../helpers/input';
+import { isPlainObject } from '../../helpers/objects';
 
 export type Reader<T> = (itemIndex: number) => T;
 
@@ -25,21 +25,19 @@ export function readerFor<T>(context: IExecuteFunctions, name: string, fallback:
 	return () => value;
 }
 
-/** Thrown while checking one item; the caller adds the item's index and decides what to do. */
-export function refusal(node: INode, message: string): NodeOperationError {
-	return new NodeOperationError(node, message);
-}
-
 /** An object given as such or as JSON text; anything else is refused naming `label`. */
-export function parseJsonObject(node: INode, value: unknown, label: string): Record<string, unknown> {
+export function parseJsonObject(value: unknown, label: string): Record<string, unknown> {
+	const hint = `Give ${label} as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.`;
 	let parsed = value;
+	let syntaxError: string | undefined;
 	if (typeof value === 'string') {
 		try {
 			parsed = JSON.parse(value);
 		} catch (error) {
-			throw refusal(node, `${label} is not valid JSON: ${(error as Error).message}`);
+			syntaxError = (error as Error).message;
 		}
 	}
-	if (!isPlainObject(parsed)) throw refusal(node, `${label} must be a JSON object`);
+	if (syntaxError !== undefined) throw new InputProblem(`${label} is not valid JSON: ${syntaxError}`, hint);
+	if (!isPlainObject(parsed)) throw new InputProblem(`${label} must be a JSON object`, hint);
 	return parsed;
 }

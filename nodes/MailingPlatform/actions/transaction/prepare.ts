@@ -1,13 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { InputProblem } from '../../helpers/input';
 import { splitList } from '../../helpers/lists';
 import { binaryAttachments } from './attachments';
 import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
 import type { PreparedTransaction } from './packing';
 import { serialize } from './packing';
-import { readerFor, refusal } from './parameters';
+import { readerFor } from './parameters';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
 
@@ -24,7 +25,7 @@ export interface Prepared {
 	/** The transactions to send, in input order. */
 	transactions: PreparedTransaction[];
 	/** Items refused before sending (only with continue-on-fail; otherwise the first refusal throws). */
-	refused: Array<{ itemIndex: number; message: string }>;
+	refused: Array<{ itemIndex: number; message: string; hint?: string }>;
 }
 
 const thousands = (value: number) => value.toLocaleString('en-US');
@@ -57,26 +58,27 @@ export async function prepareTransactions(
 				transaction = { ...transaction, attachments: [...existing, ...attached] };
 			}
 			const problem = transactionProblem(transaction, labels);
-			if (problem !== undefined) throw refusal(node, problem);
+			if (problem !== undefined) throw new InputProblem(problem, 'Fix it in the input or in the node’s fields.');
 
 			const serialized = serialize(itemIndex, transaction);
 			if (serialized.bytes + 2 > settings.maxRequestBytes) {
-				throw refusal(
-					node,
-					`The transaction alone is ${thousands(serialized.bytes)} bytes as JSON, more than one request may carry (${thousands(settings.maxRequestBytes)} bytes); make its content or attachments smaller`,
+				throw new InputProblem(
+					`The transaction alone is ${thousands(serialized.bytes)} bytes as JSON, more than one request may carry (${thousands(settings.maxRequestBytes)} bytes)`,
+					'Make its content or attachments smaller.',
 				);
 			}
 			prepared.transactions.push(serialized);
 		} catch (error) {
 			// Expression and binary-read failures are this item's problem too.
 			const message = `[item ${itemIndex}] ${(error as Error).message}`;
+			const hint = error instanceof InputProblem ? error.hint : undefined;
 			if (!settings.continueOnFail) {
 				throw new NodeOperationError(node, message, {
 					itemIndex,
-					description: 'Nothing was sent: every item is checked before the first request.',
+					description: [hint, 'Nothing was sent: every item is checked before the first request.'].filter(Boolean).join(' '),
 				});
 			}
-			prepared.refused.push({ itemIndex, message });
+			prepared.refused.push({ itemIndex, message, hint });
 		}
 	}
 	return prepared;
