@@ -27,6 +27,7 @@ export function readerFor<T>(context: IExecuteFunctions, name: string, fallback:
 
 /** An object given as such or as JSON text; anything else is refused naming `label`. */
 export function parseJsonObject(value: unknown, label: string): Record<string, unknown> {
+	if (isPlainObject(value)) return value;
 	const hint = `Give ${label} as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.`;
 	let parsed = value;
 	let syntaxError: string | undefined;
