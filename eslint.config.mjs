@@ -26,7 +26,7 @@ const packageJsonParser = {
 
 export default [
 	{
-		ignores: ['dist/**', 'node_modules/**', '.n8n-e2e*/**', '.node-latest/**', '.build-test/**', 'coverage/**'],
+		ignores: ['dist/**', 'node_modules/**', '.n8n-e2e*/**', '.latest/**', '.build-test/**', 'coverage/**'],
 	},
 	{
 		files: ['**/*.ts'],

@@ -11,11 +11,13 @@ import { projectRoot } from './n8n';
 import { missingPublishFields, type PublishManifest } from './publishMetadata';
 
 function problems(metadataOnly: boolean): string[] {
-	const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PublishManifest;
+	const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PublishManifest & { version: string };
 	const found = missingPublishFields(manifest).map((field) => `package.json has no true ${field}`);
 	if (metadataOnly) return found;
 	if (process.env.GITHUB_ACTIONS !== 'true' || !process.env.GITHUB_WORKFLOW_REF?.includes('/.github/workflows/publish.yml@')) {
 		found.push('publishing happens only in the publish workflow (.github/workflows/publish.yml), on a version tag');
+	} else if (process.env.GITHUB_REF_NAME !== `v${manifest.version}`) {
+		found.push(`the tag ${process.env.GITHUB_REF_NAME} is not v${manifest.version}, the version in package.json`);
 	}
 	if (process.env.npm_config_provenance !== 'true') found.push('npm publish needs --provenance');
 	return found;
