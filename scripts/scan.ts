@@ -43,7 +43,7 @@ async function scan(label: string, folder: string, patterns: string[]): Promise<
 	console.log(`${label}: ${result.message ?? 'failed'}\n${result.details ?? ''}`);
 	const rules = errorRules(result.details ?? '');
 	if (rules.length > 0 && rules.every((rule) => rule === AWAITING_MAINTAINER_RULE) && authorAwaited()) {
-		console.log(`${label}: only the author e-mail the maintainer sets before publishing (README, Publishing)`);
+		console.log(`${label}: no finding besides the author e-mail, which the maintainer sets before publishing (README, Publishing)`);
 		return true;
 	}
 	return false;
