@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { freePort, installDir, n8nCommand, n8nEnvironment, projectRoot } from '../../scripts/n8n';
+import { freePort, n8nBin, n8nCommand, n8nEnvironment, projectRoot, startN8nServer } from '../../scripts/n8n';
 import { startBackground } from '../../scripts/processes';
 import { DATABASE_NAME, DATABASE_USER, type BackgroundProcess, waitUntilReady } from './services';
 
@@ -28,7 +28,6 @@ export interface N8nInstance {
 	process: BackgroundProcess;
 }
 
-const n8nBin = join(installDir, 'node_modules', 'n8n', 'bin', 'n8n');
 const START_LIMIT_MS = 240_000;
 
 /** The environment every process of the setup shares, plus what is its own. */
@@ -62,7 +61,7 @@ export async function cliCommand(settings: ClusterSettings, args: string[]): Pro
 export async function startMain(settings: ClusterSettings): Promise<N8nInstance> {
 	const port = await freePort();
 	const env = await queueEnvironment(settings, 'main', { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
-	const process = startBackground(globalThis.process.execPath, [n8nBin, 'start'], { cwd: projectRoot, env });
+	const process = startN8nServer(env);
 	settings.started.push(process);
 	const instance = { name: 'main', port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
 	// Printed after the HTTP server is up and the active workflows are activated.
@@ -75,7 +74,7 @@ export async function startWorker(settings: ClusterSettings, index: number, conc
 	const port = await freePort();
 	const name = `worker${index}`;
 	const env = await queueEnvironment(settings, name, { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port) });
-	const process = startBackground(globalThis.process.execPath, [n8nBin, 'worker', `--concurrency=${concurrency}`], { cwd: projectRoot, env });
+	const process = startBackground(globalThis.process.execPath, [n8nBin(), 'worker', `--concurrency=${concurrency}`], { cwd: projectRoot, env });
 	settings.started.push(process);
 	const instance = { name, port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
 	const ready = async () => {
