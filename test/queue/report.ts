@@ -7,8 +7,8 @@ export interface Figures {
 	cores: number;
 	/** Main instance and worker 1 started together, until both are ready. */
 	startSeconds?: number;
-	oneWorker?: OrdersFigures;
-	twoWorkers?: OrdersFigures;
+	/** Each batch of orders: how many workers ran, how long the service took per request. */
+	orders: Array<{ workers: number; serviceDelayMs: number; run: OrdersFigures }>;
 	/** Resident memory of each n8n process after the two-worker run, now and at its peak. */
 	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
 	trigger?: TriggerFigures;
@@ -36,11 +36,15 @@ function throughput(label: string, run: OrdersFigures): string {
 export function printFigures(figures: Figures, log: (line: string) => void): void {
 	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, ${figures.cores} CPU cores shared by every process):`];
 	if (figures.startSeconds !== undefined) lines.push(`main + worker 1 started and ready in ${fixed(figures.startSeconds)} s`);
-	if (figures.oneWorker) lines.push(throughput('one worker ', figures.oneWorker));
-	if (figures.twoWorkers) lines.push(throughput('two workers', figures.twoWorkers));
-	if (figures.oneWorker && figures.twoWorkers) {
-		const ratio = figures.twoWorkers.executions / figures.twoWorkers.seconds / (figures.oneWorker.executions / figures.oneWorker.seconds);
-		lines.push(`two workers / one worker, executions per second: ${fixed(ratio, 2)}`);
+	for (const { workers, serviceDelayMs, run } of figures.orders) {
+		lines.push(throughput(`${workers} worker(s), service answering in ${serviceDelayMs} ms`, run));
+	}
+	for (const delay of new Set(figures.orders.map((batch) => batch.serviceDelayMs))) {
+		const rate = (workers: number) => {
+			const batch = figures.orders.find((candidate) => candidate.workers === workers && candidate.serviceDelayMs === delay);
+			return batch === undefined ? Number.NaN : batch.run.executions / batch.run.seconds;
+		};
+		lines.push(`two workers / one worker, executions per second, service answering in ${delay} ms: ${fixed(rate(2) / rate(1), 2)}`);
 	}
 	for (const [name, memory] of Object.entries(figures.memory ?? {})) {
 		lines.push(`memory of ${name} after the two-worker run: RSS ${memory.rssMiB} MiB, peak RSS ${memory.peakMiB} MiB`);

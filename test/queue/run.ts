@@ -36,6 +36,8 @@ import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDER_TYPE, ORDERS_WORKFLOW_ID, ord
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
 const ORDERS = 200;
+/** How long the service takes to answer each request, per batch of orders. */
+const SERVICE_DELAYS_MS = [0, 200];
 const WORKER_CONCURRENCY = 10;
 const PLATFORM_TIME_ZONE = 'Europe/Berlin';
 
@@ -62,7 +64,7 @@ function leftRunning(): number[] {
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
-const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length };
+const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length, orders: [] };
 
 async function main(keep: boolean): Promise<void> {
 	await ensureServicesInstalled(log);
@@ -119,14 +121,23 @@ async function main(keep: boolean): Promise<void> {
 		const workers: N8nInstance[] = [worker1];
 
 		const context = () => ({ double, postgresPort: postgres.port, main, workers });
-		log('Warming up with 20 orders, then 200 orders on one worker ...');
+		/** 200 orders with the service answering at once, then 200 with it 200 ms away, as a real one may be. */
+		const ordersBatches = async () => {
+			for (const serviceDelayMs of SERVICE_DELAYS_MS) {
+				double.faults.delayMs = serviceDelayMs;
+				const run = await runOrders(context(), `W${workers.length}D${serviceDelayMs}`, ORDERS);
+				figures.orders.push({ workers: workers.length, serviceDelayMs, run });
+			}
+			double.faults.delayMs = 0;
+		};
+		log('Warming up with 20 orders, then 2 x 200 orders on one worker ...');
 		await runOrders(context(), 'WARMUP', 20);
-		figures.oneWorker = await runOrders(context(), 'ONE', ORDERS);
+		await ordersBatches();
 
-		log('Starting worker 2, then 200 orders on two workers ...');
+		log('Starting worker 2, then 2 x 200 orders on two workers ...');
 		const worker2 = await startWorker(settings, 2, WORKER_CONCURRENCY);
 		workers.push(worker2);
-		figures.twoWorkers = await runOrders(context(), 'TWO', ORDERS);
+		await ordersBatches();
 		figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
 
 		const triggerContext: TriggerContext = {
