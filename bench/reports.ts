@@ -1,103 +1,104 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { get } from 'node:http';
 
+import type { IDataObject } from 'n8n-workflow';
+
+import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
 import { pagingSettings } from '../nodes/MailingPlatform/transport/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
-import { ReportsArea } from '../test/double/routes/reports';
-import type { CredentialValues } from '../test/harness/workflow';
-import { runNode } from '../test/harness/workflow';
-import type { BenchTable } from './run';
+import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
+import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
+import { DoubleProcess } from './doubleProcess';
+import { collectGarbage, mainThreadCpuMs, measuredNode } from './measure';
+import type { Measurements } from './scenario';
 
-const BLOCKS = 100_000;
-const PAGE_SIZE = 1000;
-const LATENCY_MS = 20;
+export const BLOCKS = 100_000;
+export const PAGE_SIZE = 1000;
+export const LATENCY_MS = 20;
 const TIME_ZONE = 'Europe/Berlin';
 
-/** Asks the double's process something and waits for its answer. */
-async function ask(child: ChildProcess, command: object): Promise<Record<string, unknown>> {
-	return await new Promise((resolve) => {
-		child.once('message', (answer) => resolve(answer as Record<string, unknown>));
-		child.send(command);
-	});
-}
-
-async function returnAll(
-	child: ChildProcess,
-	credentials: CredentialValues,
-	limit?: number,
-): Promise<{ wallMs: number; items: number; requests: number; retainedBytes: number }> {
-	const gc = (globalThis as { gc?: () => void }).gc;
-	gc?.();
-	const heapBefore = process.memoryUsage().heapUsed;
-	await ask(child, { kind: 'reset' });
-	const started = performance.now();
-	const result = await runNode({
-		credentials,
-		parameters: { resource: 'report', operation: 'getBlocks', ...(limit === undefined ? { returnAll: true } : { limit }) },
-	});
-	const wallMs = performance.now() - started;
+async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
+	const result = await runNode({ credentials, parameters: { resource: 'report', operation: 'getBlocks', ...paging }, timezone: TIME_ZONE });
 	if (result.error !== undefined) throw new Error(result.error.message);
-	const { requests } = await ask(child, { kind: 'requests', prefix: 'reports/blocks' });
-	gc?.();
-	// Measured while the run's output is still referenced: what one execution holds.
-	const retainedBytes = process.memoryUsage().heapUsed - heapBefore;
-	return { wallMs, items: result.run.data.resultData.runData['Mailing Platform'][0].data?.main[0]?.length ?? 0, requests: requests as number, retainedBytes };
+	return result;
 }
 
-/** CPU of parsing one page of 1,000 blocks and shaping them into items, averaged. */
-async function cpuPerThousand(): Promise<number> {
-	const reports = new ReportsArea();
-	reports.generateBlocks(PAGE_SIZE);
-	const page = reports.handle({
-		method: 'GET',
-		segments: ['reports', 'blocks'],
-		query: new URLSearchParams({ page_size: String(PAGE_SIZE), standard_field: 'FIRSTNAME' }),
-		headers: {},
-		body: Buffer.alloc(0),
+/** A page's body as the double sends it, fetched again outside n8n. */
+async function fetchBody(credentials: CredentialValues, path: string): Promise<string> {
+	const authorization = `Basic ${Buffer.from(credentials.apiKey).toString('base64')}`;
+	return await new Promise((resolve, reject) => {
+		get(`${credentials.baseUrl}/${path}`, { headers: { Authorization: authorization } }, (response) => {
+			const chunks: Buffer[] = [];
+			response.on('data', (chunk: Buffer) => chunks.push(chunk));
+			response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+		}).on('error', reject);
 	});
-	const body = page?.body ?? '';
-	const rounds = 20;
-	const before = process.cpuUsage();
-	for (let round = 0; round < rounds; round++) {
+}
+
+/** Main-thread CPU of parsing these bodies and shaping their blocks into items, as the node does. */
+function parseAndShapeCpuMs(bodies: string[]): number {
+	const before = mainThreadCpuMs();
+	for (const body of bodies) {
 		const parsed = parseXml(body);
 		if (!parsed.ok) throw new Error(parsed.problem);
-		for (const block of parsed.data.blocks as Array<Record<string, never>>) toRawBlock(block, TIME_ZONE);
+		for (const block of parsed.data.blocks as IDataObject[]) toRawBlock(block, TIME_ZONE);
 	}
-	const used = process.cpuUsage(before);
-	return (used.user + used.system) / 1000 / rounds;
+	return mainThreadCpuMs() - before;
 }
 
-export default async (): Promise<BenchTable> => {
-	const child = fork(join(__dirname, 'reportsDouble.js'), [String(BLOCKS), String(LATENCY_MS)]);
+async function returnAll(concurrency: number, measureMemory: boolean): Promise<Measurements> {
+	const measured = measuredNode(new MailingPlatform());
+	registerNodeType(NODE_TYPE, measured.node);
+	pagingSettings.concurrency = concurrency;
+	const double = await DoubleProcess.start('reportsDouble', [String(BLOCKS), String(LATENCY_MS)]);
 	try {
-		const credentials = (await new Promise((resolve) => child.once('message', resolve))) as CredentialValues;
-		const concurrency = pagingSettings.concurrency;
-		// Warm-up, so neither measured run pays for loading and compiling the code.
-		await returnAll(child, credentials, 5000);
-		// n8n-core keeps the last execution's data reachable, so memory is read on the first full run.
-		const { retainedBytes } = await returnAll(child, credentials);
-		pagingSettings.concurrency = 1;
-		const sequential = await returnAll(child, credentials);
-		pagingSettings.concurrency = concurrency;
-		const bounded = await returnAll(child, credentials);
-		const cpuMs = await cpuPerThousand();
-		const pages = BLOCKS / PAGE_SIZE;
-		return {
-			title: `Reports: Return All over ${pages} pages of ${PAGE_SIZE} blocks, ${LATENCY_MS} ms latency per page (double in its own process)`,
-			rows: [
-				{ measure: 'items returned', value: String(bounded.items), goal: String(BLOCKS) },
-				{ measure: `wall time, ${concurrency} pages at a time`, value: `${bounded.wallMs.toFixed(0)} ms` },
-				{ measure: 'wall time, sequential', value: `${sequential.wallMs.toFixed(0)} ms` },
-				{ measure: 'sequential / bounded-concurrent', value: `${(sequential.wallMs / bounded.wallMs).toFixed(2)}x`, goal: '> 1' },
-				{ measure: 'requests (bounded-concurrent)', value: String(bounded.requests), goal: `${pages} (the page count)` },
-				{ measure: 'requests (sequential)', value: String(sequential.requests), goal: String(pages) },
-				{ measure: 'node CPU per 1,000 records parsed and shaped', value: `${cpuMs.toFixed(1)} ms` },
-				{ measure: 'heap held by one execution of 100,000 blocks', value: `${(retainedBytes / 1048576).toFixed(0)} MiB` },
-			],
+		// Warm-up: compiles the node's code and has the double render its pages before the measured run.
+		await getBlocks(double.credentials, { limit: PAGE_SIZE });
+		await double.reset();
+		collectGarbage();
+		const heapBefore = process.memoryUsage().heapUsed;
+		const result = await getBlocks(double.credentials, { returnAll: true });
+		const run = measured.last();
+		const stats = await double.stats();
+		const measurements: Measurements = {
+			concurrency,
+			items: result.main.length,
+			requests: stats.requests.length,
+			xmlBytes: stats.answerBytes ?? 0,
+			executeWallMs: run.wallMs,
+			executeMainThreadCpuMs: run.mainThreadCpuMs,
+			doubleCpuMs: stats.cpuMs,
 		};
+		if (!measureMemory) return measurements;
+
+		collectGarbage();
+		const heapWithOutput = process.memoryUsage().heapUsed;
+		// Emptied in place: the run data and the harness share these arrays, so the items go.
+		for (const output of result.outputs) output.length = 0;
+		result.main.length = 0;
+		collectGarbage();
+		measurements.outputHeapBytes = heapWithOutput - process.memoryUsage().heapUsed;
+		measurements.executionHeapBytes = heapWithOutput - heapBefore;
+
+		const bodies: string[] = [];
+		for (const request of stats.requests) bodies.push(await fetchBody(double.credentials, request.path));
+		if (bodies.reduce((sum, body) => sum + Buffer.byteLength(body, 'utf8'), 0) !== measurements.xmlBytes) {
+			throw new Error('the pages fetched again differ from those the node received');
+		}
+		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
+		measurements.parseAndShapeCpuMs = parseAndShapeCpuMs(bodies);
+		return measurements;
 	} finally {
-		child.disconnect();
+		double.stop();
 	}
-};
+}
+
+/** Return All over 100 pages, 4 pages at a time (the node's default), with memory and CPU. */
+export async function reports(): Promise<Measurements> {
+	return await returnAll(pagingSettings.concurrency, true);
+}
+
+/** The same run, one page at a time, for the wall-time comparison. */
+export async function reportsSequential(): Promise<Measurements> {
+	return await returnAll(1, false);
+}

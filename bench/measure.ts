@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+
+/**
+ * CPU time of this process's main thread so far, in milliseconds. Linux keeps it per thread
+ * in nanoseconds (`/proc/<pid>/task/<tid>/schedstat`, first field; the main thread's id is
+ * the process id). `process.cpuUsage()` would add V8's garbage-collector and libuv threads.
+ */
+export function mainThreadCpuMs(): number {
+	const schedstat = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8');
+	return Number(schedstat.split(' ')[0]) / 1e6;
+}
+
+/** CPU time of all threads of this process so far, in milliseconds. */
+export function processCpuMs(): number {
+	const { user, system } = process.cpuUsage();
+	return (user + system) / 1000;
+}
+
+/** The largest resident set this process has had, in bytes, seen by the kernel (synchronous work included). */
+export function peakRssBytes(): number {
+	return process.resourceUsage().maxRSS * 1024;
+}
+
+/** A full garbage collection; the bench runs with --expose-gc. */
+export function collectGarbage(): void {
+	const gc = (globalThis as { gc?: () => void }).gc;
+	if (gc === undefined) throw new Error('run the bench with node --expose-gc');
+	gc();
+}
+
+export interface ExecuteMeasurement {
+	mainThreadCpuMs: number;
+	processCpuMs: number;
+	wallMs: number;
+	/** RSS when execute() starts, after a full GC: the input items are held by then. */
+	rssAtStartBytes: number;
+}
+
+/**
+ * The package's node with its execute() measured: main-thread CPU, all threads' CPU and wall
+ * time of that call alone, not of the workflow around it.
+ */
+export function measuredNode(inner: INodeType): { node: INodeType; last: () => ExecuteMeasurement } {
+	let last: ExecuteMeasurement | undefined;
+	const node: INodeType = {
+		description: inner.description,
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			collectGarbage(); // the input's garbage belongs to the node before, not to this one
+			const rssAtStartBytes = process.memoryUsage().rss;
+			const cpu = mainThreadCpuMs();
+			const allCpu = processCpuMs();
+			const started = performance.now();
+			const output = (await inner.execute?.call(this)) as INodeExecutionData[][];
+			last = {
+				wallMs: performance.now() - started,
+				mainThreadCpuMs: mainThreadCpuMs() - cpu,
+				processCpuMs: processCpuMs() - allCpu,
+				rssAtStartBytes,
+			};
+			return output;
+		},
+	};
+	return {
+		node,
+		last: () => {
+			if (last === undefined) throw new Error('the measured node did not run');
+			return last;
+		},
+	};
+}
