@@ -32,7 +32,7 @@ export class DoubleProcess {
 
 	/** Starts `bench/<script>.js` with `args`; it sends its credentials once it listens. */
 	static async start(script: string, args: string[] = []): Promise<DoubleProcess> {
-		const child = fork(join(__dirname, `${script}.js`), args, { stdio: 'inherit' });
+		const child = fork(join(__dirname, `${script}.js`), args, { execArgv: [], stdio: 'inherit' });
 		const credentials = await new Promise<CredentialValues>((resolve, reject) => {
 			child.once('message', (message) => resolve(message as CredentialValues));
 			child.once('exit', (code) => reject(new Error(`the double ${script} exited with ${code}`)));

@@ -15,7 +15,8 @@ async function main(name: string): Promise<void> {
 	const load = scenarios[name];
 	if (load === undefined) throw new Error(`no scenario ${name}`);
 	const measurements = await (await load())();
-	await new Promise((resolve) => process.send?.(measurements, resolve));
+	if (process.send === undefined) console.log(JSON.stringify(measurements));
+	else await new Promise((resolve) => process.send?.(measurements, resolve));
 }
 
 if (require.main === module) {
