@@ -4,13 +4,17 @@ import { performance } from 'node:perf_hooks';
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 /**
- * CPU time of this process's main thread so far, in milliseconds. Linux keeps it per thread
- * in nanoseconds (`/proc/<pid>/task/<tid>/schedstat`, first field; the main thread's id is
- * the process id). `process.cpuUsage()` would add V8's garbage-collector and libuv threads.
+ * Linux's per-thread scheduler clocks of this process's main thread (its id is the process
+ * id), in milliseconds: time on a CPU, and time ready to run but waiting for a CPU.
  */
+function mainThreadClocks(): { cpuMs: number; waitingForCpuMs: number } {
+	const [cpu, waiting] = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ');
+	return { cpuMs: Number(cpu) / 1e6, waitingForCpuMs: Number(waiting) / 1e6 };
+}
+
+/** CPU time of the main thread so far; `process.cpuUsage()` would add V8's GC and libuv threads. */
 export function mainThreadCpuMs(): number {
-	const schedstat = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8');
-	return Number(schedstat.split(' ')[0]) / 1e6;
+	return mainThreadClocks().cpuMs;
 }
 
 /** CPU time of all threads of this process so far, in milliseconds. */
@@ -33,6 +37,8 @@ export function collectGarbage(): void {
 
 export interface ExecuteMeasurement {
 	mainThreadCpuMs: number;
+	/** Time the main thread was ready to run but every CPU was busy (other processes included). */
+	mainThreadWaitingForCpuMs: number;
 	processCpuMs: number;
 	wallMs: number;
 	/** RSS when execute() starts, after a full GC: the input items are held by then. */
@@ -50,13 +56,16 @@ export function measuredNode(inner: INodeType): { node: INodeType; last: () => E
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			collectGarbage(); // the input's garbage belongs to the node before, not to this one
 			const rssAtStartBytes = process.memoryUsage().rss;
-			const cpu = mainThreadCpuMs();
+			const clocks = mainThreadClocks();
 			const allCpu = processCpuMs();
 			const started = performance.now();
 			const output = (await inner.execute?.call(this)) as INodeExecutionData[][];
+			const wallMs = performance.now() - started;
+			const { cpuMs, waitingForCpuMs } = mainThreadClocks();
 			last = {
-				wallMs: performance.now() - started,
-				mainThreadCpuMs: mainThreadCpuMs() - cpu,
+				wallMs,
+				mainThreadCpuMs: cpuMs - clocks.cpuMs,
+				mainThreadWaitingForCpuMs: waitingForCpuMs - clocks.waitingForCpuMs,
 				processCpuMs: processCpuMs() - allCpu,
 				rssAtStartBytes,
 			};

@@ -67,6 +67,7 @@ async function returnAll(concurrency: number, measureMemory: boolean): Promise<M
 			xmlBytes: stats.answerBytes ?? 0,
 			executeWallMs: run.wallMs,
 			executeMainThreadCpuMs: run.mainThreadCpuMs,
+			executeIdleMs: run.wallMs - run.mainThreadCpuMs - run.mainThreadWaitingForCpuMs,
 			doubleCpuMs: stats.cpuMs,
 		};
 		if (!measureMemory) return measurements;

@@ -89,6 +89,12 @@ export function tables(first: RunMeasurements): Table[] {
 					value: (run) => run.reportsSequential.executeWallMs / run.reports.executeWallMs,
 					format: fixed(2),
 				},
+				{
+					measure: `main thread idle in execute() (wall − CPU − waiting for a CPU), ${blocks.concurrency} pages at a time`,
+					value: (run) => run.reports.executeIdleMs,
+					format: seconds,
+				},
+				{ measure: 'main thread idle in execute(), one page at a time', value: (run) => run.reportsSequential.executeIdleMs, format: seconds },
 				{ measure: 'CPU of the double (its own process) per page served', value: (run) => run.reports.doubleCpuMs / run.reports.requests, format: tenthsMs },
 			],
 		},
