@@ -35,20 +35,44 @@ export function collectGarbage(): void {
 	gc();
 }
 
-export interface ExecuteMeasurement {
+export interface CallMeasurement {
 	mainThreadCpuMs: number;
 	/** Time the main thread was ready to run but every CPU was busy (other processes included). */
 	mainThreadWaitingForCpuMs: number;
 	processCpuMs: number;
 	wallMs: number;
+}
+
+/** Main-thread CPU, all threads' CPU and wall time of one call, from its start to its end. */
+export async function measureCall<T>(call: () => Promise<T>): Promise<{ result: T; measurement: CallMeasurement }> {
+	const clocks = mainThreadClocks();
+	const allCpu = processCpuMs();
+	const started = performance.now();
+	const result = await call();
+	const wallMs = performance.now() - started;
+	const { cpuMs, waitingForCpuMs } = mainThreadClocks();
+	return {
+		result,
+		measurement: {
+			wallMs,
+			mainThreadCpuMs: cpuMs - clocks.cpuMs,
+			mainThreadWaitingForCpuMs: waitingForCpuMs - clocks.waitingForCpuMs,
+			processCpuMs: processCpuMs() - allCpu,
+		},
+	};
+}
+
+/** Wall time in which the main thread neither ran nor waited for a CPU: waiting for I/O. */
+export function idleMs(measurement: CallMeasurement): number {
+	return measurement.wallMs - measurement.mainThreadCpuMs - measurement.mainThreadWaitingForCpuMs;
+}
+
+export interface ExecuteMeasurement extends CallMeasurement {
 	/** RSS when execute() starts, after a full GC: the input items are held by then. */
 	rssAtStartBytes: number;
 }
 
-/**
- * The package's node with its execute() measured: main-thread CPU, all threads' CPU and wall
- * time of that call alone, not of the workflow around it.
- */
+/** The package's node with its execute() measured: that call alone, not the workflow around it. */
 export function measuredNode(inner: INodeType): { node: INodeType; last: () => ExecuteMeasurement } {
 	let last: ExecuteMeasurement | undefined;
 	const node: INodeType = {
@@ -56,20 +80,9 @@ export function measuredNode(inner: INodeType): { node: INodeType; last: () => E
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			collectGarbage(); // the input's garbage belongs to the node before, not to this one
 			const rssAtStartBytes = process.memoryUsage().rss;
-			const clocks = mainThreadClocks();
-			const allCpu = processCpuMs();
-			const started = performance.now();
-			const output = (await inner.execute?.call(this)) as INodeExecutionData[][];
-			const wallMs = performance.now() - started;
-			const { cpuMs, waitingForCpuMs } = mainThreadClocks();
-			last = {
-				wallMs,
-				mainThreadCpuMs: cpuMs - clocks.cpuMs,
-				mainThreadWaitingForCpuMs: waitingForCpuMs - clocks.waitingForCpuMs,
-				processCpuMs: processCpuMs() - allCpu,
-				rssAtStartBytes,
-			};
-			return output;
+			const { result, measurement } = await measureCall(async () => (await inner.execute?.call(this)) as INodeExecutionData[][]);
+			last = { ...measurement, rssAtStartBytes };
+			return result;
 		},
 	};
 	return {

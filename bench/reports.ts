@@ -1,15 +1,17 @@
-import { get } from 'node:http';
+import { Agent, get } from 'node:http';
 
 import type { IDataObject } from 'n8n-workflow';
 
 import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
-import { pagingSettings } from '../nodes/MailingPlatform/transport/paging';
+import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
+import type { PageFetcher } from '../nodes/MailingPlatform/transport/paging';
+import { DEFAULT_PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
 import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
 import { DoubleProcess } from './doubleProcess';
-import { collectGarbage, mainThreadCpuMs, measuredNode } from './measure';
+import { collectGarbage, idleMs, mainThreadCpuMs, measureCall, measuredNode } from './measure';
 import type { Measurements } from './scenario';
 
 export const BLOCKS = 100_000;
@@ -17,20 +19,27 @@ export const PAGE_SIZE = 1000;
 export const LATENCY_MS = 20;
 const TIME_ZONE = 'Europe/Berlin';
 
+async function startDouble(): Promise<DoubleProcess> {
+	return await DoubleProcess.start('reportsDouble', [String(BLOCKS), String(LATENCY_MS)]);
+}
+
 async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
-	const result = await runNode({ credentials, parameters: { resource: 'report', operation: 'getBlocks', ...paging }, timezone: TIME_ZONE });
+	const result = await runNode({
+		credentials: { ...credentials, platformTimeZone: TIME_ZONE },
+		parameters: { resource: 'report', operation: 'getBlocks', ...paging },
+	});
 	if (result.error !== undefined) throw new Error(result.error.message);
 	return result;
 }
 
-/** A page's body as the double sends it, fetched again outside n8n. */
-async function fetchBody(credentials: CredentialValues, path: string): Promise<string> {
+/** A page as the double sends it, read outside n8n. */
+async function fetchPage(credentials: CredentialValues, path: string, agent?: Agent): Promise<{ body: string; headers: Record<string, string | undefined> }> {
 	const authorization = `Basic ${Buffer.from(credentials.apiKey).toString('base64')}`;
 	return await new Promise((resolve, reject) => {
-		get(`${credentials.baseUrl}/${path}`, { headers: { Authorization: authorization } }, (response) => {
+		get(`${credentials.baseUrl}/${path}`, { agent, headers: { Authorization: authorization } }, (response) => {
 			const chunks: Buffer[] = [];
 			response.on('data', (chunk: Buffer) => chunks.push(chunk));
-			response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+			response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), headers: response.headers as Record<string, string | undefined> }));
 		}).on('error', reject);
 	});
 }
@@ -46,11 +55,11 @@ function parseAndShapeCpuMs(bodies: string[]): number {
 	return mainThreadCpuMs() - before;
 }
 
-async function returnAll(concurrency: number, measureMemory: boolean): Promise<Measurements> {
+/** Return All through the node in n8n: CPU, wall time and the heap its output items hold. */
+export async function reports(): Promise<Measurements> {
 	const measured = measuredNode(new MailingPlatform());
 	registerNodeType(NODE_TYPE, measured.node);
-	pagingSettings.concurrency = concurrency;
-	const double = await DoubleProcess.start('reportsDouble', [String(BLOCKS), String(LATENCY_MS)]);
+	const double = await startDouble();
 	try {
 		// Warm-up: compiles the node's code and has the double render its pages before the measured run.
 		await getBlocks(double.credentials, { limit: PAGE_SIZE });
@@ -60,17 +69,7 @@ async function returnAll(concurrency: number, measureMemory: boolean): Promise<M
 		const result = await getBlocks(double.credentials, { returnAll: true });
 		const run = measured.last();
 		const stats = await double.stats();
-		const measurements: Measurements = {
-			concurrency,
-			items: result.main.length,
-			requests: stats.requests.length,
-			xmlBytes: stats.answerBytes ?? 0,
-			executeWallMs: run.wallMs,
-			executeMainThreadCpuMs: run.mainThreadCpuMs,
-			executeIdleMs: run.wallMs - run.mainThreadCpuMs - run.mainThreadWaitingForCpuMs,
-			doubleCpuMs: stats.cpuMs,
-		};
-		if (!measureMemory) return measurements;
+		const items = result.main.length;
 
 		collectGarbage();
 		const heapWithOutput = process.memoryUsage().heapUsed;
@@ -78,28 +77,71 @@ async function returnAll(concurrency: number, measureMemory: boolean): Promise<M
 		for (const output of result.outputs) output.length = 0;
 		result.main.length = 0;
 		collectGarbage();
-		measurements.outputHeapBytes = heapWithOutput - process.memoryUsage().heapUsed;
-		measurements.executionHeapBytes = heapWithOutput - heapBefore;
+		const outputHeapBytes = heapWithOutput - process.memoryUsage().heapUsed;
 
 		const bodies: string[] = [];
-		for (const request of stats.requests) bodies.push(await fetchBody(double.credentials, request.path));
-		if (bodies.reduce((sum, body) => sum + Buffer.byteLength(body, 'utf8'), 0) !== measurements.xmlBytes) {
+		for (const request of stats.requests) bodies.push((await fetchPage(double.credentials, request.path)).body);
+		const xmlBytes = stats.answerBytes ?? 0;
+		if (bodies.reduce((sum, body) => sum + Buffer.byteLength(body, 'utf8'), 0) !== xmlBytes) {
 			throw new Error('the pages fetched again differ from those the node received');
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
-		measurements.parseAndShapeCpuMs = parseAndShapeCpuMs(bodies);
-		return measurements;
+		return {
+			concurrency: DEFAULT_PAGE_CONCURRENCY,
+			items,
+			requests: stats.requests.length,
+			xmlBytes,
+			executeWallMs: run.wallMs,
+			executeMainThreadCpuMs: run.mainThreadCpuMs,
+			executeIdleMs: idleMs(run),
+			doubleCpuMs: stats.cpuMs,
+			outputHeapBytes,
+			executionHeapBytes: heapWithOutput - heapBefore,
+			parseAndShapeCpuMs: parseAndShapeCpuMs(bodies),
+		};
 	} finally {
 		double.stop();
 	}
 }
 
-/** Return All over 100 pages, 4 pages at a time (the node's default), with memory and CPU. */
-export async function reports(): Promise<Measurements> {
-	return await returnAll(pagingSettings.concurrency, true);
+/**
+ * Return All's paging alone, `concurrency` pages at a time: `fetchAllPages` with the node's
+ * parsing and shaping of each page, pages read over HTTP outside n8n. Paging concurrency is an
+ * argument of `fetchAllPages`, not a node setting, so this is where it can be compared.
+ */
+async function pagedRead(concurrency: number): Promise<Measurements> {
+	const double = await startDouble();
+	const agent = new Agent({ keepAlive: true });
+	const pages: PageFetcher<IDataObject> = async (pageIndex, pageSize) => {
+		const query = buildQueryString({ exclude_anonymous_blocks: true, page_index: pageIndex, page_size: pageSize });
+		const { body, headers } = await fetchPage(double.credentials, `reports/blocks?${query}`, agent);
+		const parsed = parseXml(body);
+		if (!parsed.ok) throw new Error(parsed.problem);
+		return { records: (parsed.data.blocks as IDataObject[]).map((block) => toRawBlock(block, TIME_ZONE)), paging: readPaging(headers), body };
+	};
+	try {
+		await fetchAllPages(pages, { limit: PAGE_SIZE, concurrency });
+		await double.reset();
+		collectGarbage();
+		const { result, measurement } = await measureCall(async () => await fetchAllPages(pages, { concurrency }));
+		return {
+			items: result.length,
+			requests: (await double.stats()).requests.length,
+			wallMs: measurement.wallMs,
+			mainThreadCpuMs: measurement.mainThreadCpuMs,
+			waitingForCpuMs: measurement.mainThreadWaitingForCpuMs,
+			idleMs: idleMs(measurement),
+		};
+	} finally {
+		agent.destroy();
+		double.stop();
+	}
 }
 
-/** The same run, one page at a time, for the wall-time comparison. */
-export async function reportsSequential(): Promise<Measurements> {
-	return await returnAll(1, false);
+export async function pagedReadConcurrent(): Promise<Measurements> {
+	return await pagedRead(DEFAULT_PAGE_CONCURRENCY);
+}
+
+export async function pagedReadSequential(): Promise<Measurements> {
+	return await pagedRead(1);
 }

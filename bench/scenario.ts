@@ -7,7 +7,8 @@ const scenarios: Record<string, () => Promise<() => Promise<Measurements>>> = {
 	transactions: async () => (await import('./transactions')).transactions,
 	transactionsPerItem: async () => (await import('./transactions')).transactionsPerItem,
 	reports: async () => (await import('./reports')).reports,
-	reportsSequential: async () => (await import('./reports')).reportsSequential,
+	pagedReadConcurrent: async () => (await import('./reports')).pagedReadConcurrent,
+	pagedReadSequential: async () => (await import('./reports')).pagedReadSequential,
 };
 
 /** Runs one scenario in this (fresh) process and sends its measurements to the parent. */

@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { isTimeZone } from '../nodes/MailingPlatform/helpers/timeZone';
+
 /** Plain HTTP would send the API key readable on the wire; only a local service may use it. */
 export function isAllowedBaseUrl(baseUrl: string): boolean {
 	let url: URL;
@@ -52,6 +54,16 @@ export class MailingPlatformApi implements ICredentialType {
 			required: true,
 			description: 'The private API key of the account, as shown in the platform\'s API settings',
 		},
+		{
+			displayName: 'Platform Time Zone',
+			name: 'platformTimeZone',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Europe/Berlin',
+			hint: 'The account’s time zone is shown in the platform’s account settings',
+			description:
+				'The time zone of the platform account, as an IANA name such as Europe/Berlin. The service’s times (block and contact times, schedules) are wall-clock times of this zone. Empty: the workflow’s timezone.',
+		},
 	];
 
 	async authenticate(
@@ -62,6 +74,12 @@ export class MailingPlatformApi implements ICredentialType {
 		if (!isAllowedBaseUrl(baseUrl)) {
 			throw new Error(
 				`The Base URL "${baseUrl}" is not allowed: use an https:// address (plain http:// only works for localhost)`,
+			);
+		}
+		const timeZone = String(credentials.platformTimeZone ?? '').trim();
+		if (timeZone !== '' && !isTimeZone(timeZone)) {
+			throw new Error(
+				`The Platform Time Zone "${timeZone}" is not a time zone: use an IANA name such as Europe/Berlin, or leave it empty`,
 			);
 		}
 		const token = Buffer.from(String(credentials.apiKey ?? ''), 'utf8').toString('base64');

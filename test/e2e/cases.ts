@@ -119,7 +119,12 @@ export const cases: E2eCase[] = [
 			]);
 			const schedule = result.requests[2];
 			assert.match(query(schedule, 'date')[0] ?? '', /^\d{4}-\d{2}-\d{2}$/);
-			assert.deepEqual([query(schedule, 'hours'), query(schedule, 'minutes')], [['09'], ['00']]);
+			// 09:00 picked in the workflow's zone, sent as the wall clock of the sandbox account's
+			// zone (Europe/Berlin): the service must understand the very instant picked.
+			const [{ sendAt, mailingId }] = outputOf(runData, 'Mailing to Send') as Array<{ sendAt: string; mailingId: number }>;
+			const stored = result.double.mailings.mailings.get(Number(mailingId))?.schedule;
+			assert.equal(stored?.at === undefined ? undefined : Date.parse(stored.at), Date.parse(sendAt));
+			assert.deepEqual(query(schedule, 'minutes'), ['00']);
 		},
 	},
 	{

@@ -44,6 +44,8 @@ export function registerNodeType(type: string, node: INodeType): void {
 export interface CredentialValues {
 	baseUrl: string;
 	apiKey: string;
+	/** The credential's Platform Time Zone; empty or absent means the workflow's zone. */
+	platformTimeZone?: string;
 }
 
 const credentialType = new MailingPlatformApi();

@@ -4,13 +4,15 @@ import type {
 	INode,
 	INodeExecutionData,
 	INodeProperties,
-	JsonObject,
+	NodeApiError,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { splitList } from '../../helpers/lists';
+import { errorItemJson } from '../../helpers/perItem';
 import { apiRequest } from '../../transport';
+import { serviceError } from '../../transport/errors';
 import { SPEC_MAX_REQUEST_BYTES, arrayBody, arrayBodyBytes, nextBatchEnd, readReport } from './packing';
 import type { Attachment, FieldLabels } from './validation';
 import { JSON_LABELS, MAX_ATTACHMENT_BYTES, isExecutable, isPlainObject, transactionProblem } from './validation';
@@ -401,18 +403,11 @@ export async function execute(
 		const firstItem = sendItems[start];
 		const message = `${cause.message} (items ${firstItem} to ${sendItems[end - 1]}, ${thousands(end - start)} transactions)`;
 		const description = [cause.description, earlier].filter(Boolean).join(' ');
-		const error = new NodeApiError(
-			node,
-			{ message: cause.message, description: cause.description ?? '', httpCode: cause.httpCode ?? '' } as JsonObject,
-			{ message, description, httpCode: cause.httpCode ?? undefined, itemIndex: firstItem },
-		);
-		// NodeApiError swaps messages naming a network code for a generic "retry" text; here
-		// retrying blindly could send e-mails twice, so the precise message stays.
-		error.message = message;
+		const error = serviceError(this, { message, description, httpCode: cause.httpCode ?? undefined }, firstItem);
 		if (!continueOnFail) throw error;
 		for (let index = start; index < end; index++) {
 			const itemIndex = sendItems[index];
-			results[itemIndex] = { json: { error: message, message: description }, pairedItem: { item: itemIndex } };
+			results[itemIndex] = { json: errorItemJson({ message, description }), pairedItem: { item: itemIndex } };
 		}
 	};
 
