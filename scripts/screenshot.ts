@@ -2,7 +2,8 @@
  * Takes the README pictures from the editor that `npm start` runs, with headless Chromium driven
  * over the DevTools protocol. Not part of CI; needs a `chromium` binary on the PATH.
  *
- * Usage (while `npm start` runs): node --experimental-websocket .build-test/scripts/screenshot.js
+ * Usage (while `npm start` runs): node --experimental-websocket .build-test/scripts/screenshot.js [file.png ...]
+ * (with file names, only those pictures are taken).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,8 +14,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EDITOR_PORT, loginCookie } from './editor';
 import { projectRoot } from './n8n';
 
-/** A key press, typed text or a click on the element showing exactly `click`, as a user would do it. */
-type Step = { key: 'Tab' | 'Enter' } | { text: string } | { click: string };
+/**
+ * A key press, typed text or a click on the element showing exactly `click`, as a user would do
+ * it; or scrolling the element showing exactly `scrollTo` to the top of its scrolling pane.
+ */
+type Step = { key: 'Tab' | 'Enter' } | { text: string } | { click: string } | { scrollTo: string };
 
 interface Shot {
 	file: string;
@@ -27,6 +31,9 @@ interface Shot {
 
 const KEY_CODES = { Tab: 9, Enter: 13 } as const;
 
+/** Node id of Send Order Confirmation in examples/woocommerce-order-mapped-fields.json. */
+const WOOCOMMERCE_NODE = '9e1d4c7a-2b5f-5a8e-b3c6-4d7e8f9a0b13';
+
 const shots: Shot[] = [
 	// Tab opens the nodes panel; the search finds the node, Enter shows its actions, and a click
 	// opens the collapsed trigger section below them (hence the taller viewport).
@@ -37,6 +44,21 @@ const shots: Shot[] = [
 		height: 1080,
 	},
 	{ file: 'example-shop-order.png', path: '/workflow/mpExampleOrder01' },
+	// The panel of Transaction › Create in the WooCommerce example: its mapped fields, then the
+	// last of them above the Attempt To Convert Types switch and the extra fields.
+	{
+		file: 'transaction-mapped-fields.png',
+		path: `/workflow/mpExampleWooCom1/${WOOCOMMERCE_NODE}`,
+		// The input panel and the mapped fields render last: wait for both, then scroll.
+		steps: [{ scrollTo: 'WooCommerce Order Webhook' }, { scrollTo: 'order.id' }, { scrollTo: 'Content Mode' }],
+		height: 1200,
+	},
+	{
+		file: 'transaction-type-conversion.png',
+		path: `/workflow/mpExampleWooCom1/${WOOCOMMERCE_NODE}`,
+		steps: [{ scrollTo: 'WooCommerce Order Webhook' }, { scrollTo: 'shipping.method' }],
+		height: 1000,
+	},
 	{ file: 'example-daily-blocks.png', path: '/workflow/mpExampleBlocks1' },
 	{ file: 'example-mailing.png', path: '/workflow/mpExampleMailng1' },
 	{ file: 'example-trigger.png', path: '/workflow/mpExampleTrigr01' },
@@ -117,7 +139,8 @@ async function main(): Promise<void> {
 		const page = await DevTools.connect(`ws://${devtoolsOrigin}/devtools/page/${targetId}`);
 		await page.send('Network.enable');
 		await page.send('Network.setCookie', { name: cookie.name, value: cookie.value, domain: 'localhost', path: '/' });
-		for (const shot of shots) {
+		const only = process.argv.slice(2);
+		for (const shot of shots.filter((candidate) => only.length === 0 || only.includes(candidate.file))) {
 			await page.send('Emulation.setDeviceMetricsOverride', {
 				width: 1440,
 				height: shot.height ?? 860,
@@ -129,6 +152,24 @@ async function main(): Promise<void> {
 			for (const step of shot.steps ?? []) {
 				if ('text' in step) {
 					await page.send('Input.insertText', { text: step.text });
+				} else if ('scrollTo' in step) {
+					// A node's panel can take a while to render on a busy machine: look for up to 30 s.
+					let found = false;
+					for (let attempt = 0; attempt < 30 && !found; attempt++) {
+						if (attempt > 0) await sleep(1_000);
+						const { result } = await page.send<{ result: { value?: boolean } }>('Runtime.evaluate', {
+							expression: `(() => {
+								const element = [...document.querySelectorAll('body *')]
+									.reverse()
+									.find((candidate) => candidate.textContent.trim() === ${JSON.stringify(step.scrollTo)});
+								element?.scrollIntoView({ block: 'start' });
+								return element !== undefined;
+							})()`,
+							returnByValue: true,
+						});
+						found = result.value === true;
+					}
+					if (!found) throw new Error(`${shot.file}: nothing shows "${step.scrollTo}"`);
 				} else if ('click' in step) {
 					const { result } = await page.send<{ result: { value?: { x: number; y: number } } }>('Runtime.evaluate', {
 						expression: `(() => {
@@ -160,7 +201,8 @@ async function main(): Promise<void> {
 		browserSession.close();
 	} finally {
 		browser.kill('SIGKILL');
-		await rm(profile, { recursive: true, force: true });
+		// Chromium may still be writing its cache just after the kill: retry briefly.
+		await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 	}
 }
 

@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
 import * as transaction from './actions/transaction/Transaction.resource';
+import { getGenericOrderFields } from './actions/transaction/genericOrder';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 
@@ -42,6 +43,8 @@ export class MailingPlatform implements INodeType {
 			...report.description,
 		],
 	};
+
+	methods = { resourceMapping: { getGenericOrderFields } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -1,4 +1,4 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from '../../../bundled/fastXmlParser';
 import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../helpers/objects';
