@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+import { startInstallProgress } from './installProgress';
 import { run, runOrThrow, startBackground } from './processes';
 
 /** The n8n release the package is proven against. */
@@ -59,10 +60,16 @@ export async function ensureN8nInstalled(log: (line: string) => void): Promise<v
 	log(`Installing n8n ${N8N_VERSION} into .n8n-e2e/; this takes a few minutes once ...`);
 	await mkdir(installDir, { recursive: true });
 	await writeFile(join(installDir, 'package.json'), JSON.stringify(INSTALL_MANIFEST, null, 2));
-	await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund'], {
-		cwd: installDir,
-		timeoutMs: 20 * 60_000,
-	});
+	const progress = startInstallProgress(`n8n ${N8N_VERSION}`);
+	try {
+		await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=http'], {
+			cwd: installDir,
+			timeoutMs: 20 * 60_000,
+			onOutput: progress.read,
+		});
+	} finally {
+		progress.finish(await isInstalled() ? 'installed' : 'failed');
+	}
 	if (!(await isInstalled())) throw new Error(`n8n ${N8N_VERSION} did not install into ${installDir}`);
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { EDITOR_PORT, loginCookie } from './editor';
+import { editorPort, editorUrl, loginCookie } from './editor';
 import { projectRoot } from './n8n';
 
 /** A key press, typed text or a click on the element showing exactly `click`, as a user would do it. */
@@ -79,7 +79,8 @@ class DevTools {
 }
 
 async function main(): Promise<void> {
-	const cookie = await loginCookie();
+	const port = editorPort();
+	const cookie = await loginCookie(port);
 	const profile = await mkdtemp(join(tmpdir(), 'chromium-shots-'));
 	const browser = spawn(
 		'chromium',
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
 				deviceScaleFactor: 1,
 				mobile: false,
 			});
-			await page.send('Page.navigate', { url: `http://localhost:${EDITOR_PORT}${shot.path}` });
+			await page.send('Page.navigate', { url: `${editorUrl(port)}${shot.path}` });
 			await sleep(8_000);
 			for (const step of shot.steps ?? []) {
 				if ('text' in step) {
