@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
@@ -8,9 +9,11 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
+import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { fetchReportPage } from '../MailingPlatform/actions/report/paging';
 import { toRawBlock, toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import type { QueryParameters } from '../MailingPlatform/transport';
+import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
 import type { Page } from '../MailingPlatform/transport/paging';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
 
@@ -36,6 +39,21 @@ function blockKey(raw: IDataObject): string {
 	return JSON.stringify([raw.timestamp, contact.id ?? null, contact.email ?? null, raw.old_status, raw.new_status, raw.reason]);
 }
 
+const event: INodeProperties = {
+	displayName: 'Event',
+	name: 'event',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Block Status Changed',
+			value: 'blockStatusChanged',
+			description: 'A contact was blocked or unblocked (one item per block record)',
+		},
+	],
+	default: 'blockStatusChanged',
+};
+
 export class MailingPlatformTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Mailing Platform Trigger',
@@ -43,28 +61,16 @@ export class MailingPlatformTrigger implements INodeType {
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ $parameter["event"] }}',
-		description: 'Starts the workflow when contacts of the mailing platform are blocked or unblocked',
+		subtitle: optionSubtitle(event),
+		// Shown by n8n's nodes panel for the package as a whole (see PACKAGE_DESCRIPTION).
+		description: PACKAGE_DESCRIPTION.withTrigger,
 		defaults: { name: 'Mailing Platform Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'mailingPlatformApi', required: true }],
 		properties: [
-			{
-				displayName: 'Event',
-				name: 'event',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Block Status Changed',
-						value: 'blockStatusChanged',
-						description: 'A contact was blocked or unblocked (one item per block record)',
-					},
-				],
-				default: 'blockStatusChanged',
-			},
+			event,
 			{
 				displayName: 'Simplify',
 				name: 'simplify',
