@@ -78,5 +78,23 @@ export class MailingPlatformApi implements ICredentialType {
 			qs: { page_size: 1 },
 			headers: { Accept: 'application/vnd.service.api+xml; charset=utf-8' },
 		},
+		// n8n shows these instead of the bare HTTP status text when the test request fails.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers at this Base URL: the Base URL must end with the version prefix, e.g. https://api.example.com/1.0',
+				},
+			},
+			...[401, 403].map((value) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value,
+					message: "The API key was not accepted: copy the private API key again from the platform's API settings",
+				},
+			})),
+		],
 	};
 }
