@@ -36,7 +36,8 @@ export class MailingPlatform implements INodeType {
 		name: 'mailingPlatform',
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['output'],
-		version: 1,
+		// 1.1: Get Blocks simplifies by default; unsubscription reasons come most frequent first.
+		version: [1, 1.1],
 		subtitle: operationSubtitle(resource, operations),
 		description: PACKAGE_DESCRIPTION.actions,
 		defaults: { name: 'Mailing Platform' },

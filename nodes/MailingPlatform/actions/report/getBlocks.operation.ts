@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { showFor } from '../../helpers/displayOptions';
+import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { toRawBlock, toSimpleBlock } from '../../helpers/blockRecords';
 import { runPerItem } from '../../helpers/perItem';
-import { blockFilterQuery, blockFilters } from './filters';
+import { blockFilterQuery, blockFiltersAndOutput } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
 export const BLOCK_ERROR_DESCRIPTIONS = {
@@ -12,22 +12,27 @@ export const BLOCK_ERROR_DESCRIPTIONS = {
 
 export const description: INodeProperties[] = showFor('report', 'getBlocks', [
 	...pagingProperties(),
-	blockFilters,
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the workflow’s timezone.',
-	},
+	blockFiltersAndOutput,
+	// Version 1.1 simplifies by default, as the trigger does.
+	...defaultChangedIn(
+		1.1,
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the workflow’s timezone.',
+		},
+		{ before: false, since: true },
+	),
 ]);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	const timeZone = this.getTimezone();
 	return await runPerItem.call(this, items, async (itemIndex) => {
 		const query = blockFilterQuery(this, itemIndex);
-		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+		const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 		const blocks = await fetchReport.call(this, {
 			path: ['reports', 'blocks'],
 			query,
