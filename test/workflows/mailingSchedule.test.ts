@@ -53,13 +53,23 @@ describe('mailing › schedule in a workflow', () => {
 		expect(result.main).toEqual([
 			{
 				mailingId: MAILINGS.regular,
-				scheduled: { date: start.date, hours: '09', minutes: '30' },
+				scheduled: { date: start.date, hours: 9, minutes: 30 },
 				activated: true,
 				dispatch: {
 					dispatchOption: 'uniform',
 					dispatchEndInHours: 48,
 					dispatchUniformInterval: '30m',
 					allowedHours: '8-20',
+				},
+				sent: {
+					date: start.date,
+					hours: '09',
+					minutes: '30',
+					dispatchOption: 'uniform',
+					dispatchEndInHours: 48,
+					dispatchUniformInterval: '30m',
+					allowedHours: '8-20',
+					activate: true,
 				},
 			},
 		]);
@@ -76,9 +86,9 @@ describe('mailing › schedule in a workflow', () => {
 
 		expect(result.main[0]).toEqual({
 			mailingId: MAILINGS.regular,
-			scheduled: { date: start.date, hours: '18', minutes: '05' },
+			scheduled: { date: start.date, hours: 18, minutes: 5 },
 			activated: true,
-			dispatch: {},
+			sent: { date: start.date, hours: '18', minutes: '05', activate: true },
 		});
 		expect(double().requestsTo('mailings/')[0].query).toEqual([
 			['date', start.date],
@@ -104,8 +114,8 @@ describe('mailing › schedule in a workflow', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.main[0].scheduled).toEqual({
 			date: inNewYork.toFormat('yyyy-MM-dd'),
-			hours: inNewYork.toFormat('HH'),
-			minutes: '45',
+			hours: inNewYork.hour,
+			minutes: 45,
 		});
 		expect(result.main[0].activated).toBe(false);
 		const stored = double().mailings.mailings.get(MAILINGS.regular);
@@ -121,7 +131,7 @@ describe('mailing › schedule in a workflow', () => {
 			parameters: schedule({ scheduledAt: start.picker }),
 		});
 
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: '07', minutes: '15' });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 7, minutes: 15 });
 	});
 
 	it('sends an hour distribution with exact end, response settings and normalised allowed hours', async () => {
@@ -182,7 +192,7 @@ describe('mailing › schedule in a workflow', () => {
 		});
 		expect(result.errorOutput.map((item) => item.error)).toEqual([
 			'Dispatch End In Days (with dispatch option weekdayhour) must be a whole number from 1 to 7, not 9',
-			'Dispatch Waves Group must be a whole number from 1 to 3, not 4',
+			'Waves Grouped Together must be a whole number from 1 to 3, not 4',
 		]);
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
 	});
@@ -317,7 +327,7 @@ describe('mailing › schedule in a workflow', () => {
 		const result = await runNode({ credentials: credentials(), parameters: schedule({ scheduledAt: start.picker }) });
 
 		expect(result.error).toBeUndefined();
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: '12', minutes: '00' });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 12, minutes: 0 });
 	});
 
 	it('warns in the node that schedule must be the last call for a mailing', async () => {
