@@ -21,14 +21,14 @@ async function portProblem(port: number): Promise<string | undefined> {
 	return undefined;
 }
 
-/** The n8n version answering on the port, if what answers there is n8n. */
-async function n8nVersionOn(port: number): Promise<string | undefined> {
+/** Whether what answers on the port is n8n (its public settings; the version is only shown after login). */
+async function isN8n(port: number): Promise<boolean> {
 	try {
 		const response = await fetch(`http://127.0.0.1:${port}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
-		const settings = (await response.json()) as { data?: { versionCli?: unknown } };
-		return typeof settings.data?.versionCli === 'string' ? settings.data.versionCli : undefined;
+		const settings = (await response.json()) as { data?: { settingsMode?: unknown; userManagement?: unknown } };
+		return settings.data?.settingsMode !== undefined && settings.data.userManagement !== undefined;
 	} catch {
-		return undefined;
+		return false;
 	}
 }
 
@@ -54,10 +54,8 @@ export async function refuseTakenPort(port: number): Promise<void> {
 	if (problem === 'EACCES') {
 		throw new Error(`Port ${port} needs administrator rights to listen on. Choose a port above 1023, ${elsewhere.replace(/^or /, '')}`);
 	}
-	const version = await n8nVersionOn(port);
-	const holder =
-		version === undefined
-			? `Port ${port} is already in use by another program. Stop that program, ${elsewhere}`
-			: `Port ${port} is already in use by n8n ${version}, perhaps another "npm start". Open ${editorUrl(port)} to use it, stop it (Ctrl-C in its terminal), ${elsewhere}`;
+	const holder = (await isN8n(port))
+		? `Port ${port} is already in use by n8n, perhaps another "npm start". Open ${editorUrl(port)} to use it, stop it (Ctrl-C in its terminal), ${elsewhere}`
+		: `Port ${port} is already in use by another program. Stop that program, ${elsewhere}`;
 	throw new Error(`${holder}\nNothing was started.`);
 }
