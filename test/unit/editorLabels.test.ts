@@ -65,4 +65,15 @@ describe('what the editor shows', () => {
 		expect(messageFor(404)).toContain('the Base URL must end with the version prefix, e.g. https://api.example.com/1.0');
 		expect(messageFor(401)).toContain('The API key was not accepted');
 	});
+
+	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
+		const credential = new MailingPlatformApi();
+		const options = { url: 'reports/unsubscriptions/reasons' };
+		await expect(credential.authenticate({ baseUrl: 'https://api.example.com', apiKey: 'k' }, options)).rejects.toThrow(
+			'The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is https://api.example.com)',
+		);
+		await expect(credential.authenticate({ baseUrl: 'https://api.example.com/1.0/', apiKey: 'k' }, options)).resolves.toMatchObject({
+			headers: { Authorization: 'Basic aw==' },
+		});
+	});
 });
