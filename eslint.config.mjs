@@ -26,7 +26,7 @@ const packageJsonParser = {
 
 export default [
 	{
-		ignores: ['dist/**', 'node_modules/**', '.n8n-e2e/**', '.build-test/**', 'coverage/**'],
+		ignores: ['dist/**', 'node_modules/**', '.n8n-e2e*/**', '.latest/**', '.build-test/**', 'coverage/**'],
 	},
 	{
 		files: ['**/*.ts'],
@@ -53,11 +53,10 @@ export default [
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
 	},
 	{
-		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
-		rules: {
-			// fast-xml-parser is the package's one deliberate runtime dependency (see README).
-			'@n8n/community-nodes/no-runtime-dependencies': 'off',
-		},
+		// Only the maintainer can give a true author e-mail, before the first publish (README,
+		// Publishing): `npm run scan` reports it as awaited and the publish workflow requires it.
+		files: ['package.json'],
+		rules: { '@n8n/community-nodes/valid-author': 'off' },
 	},
 	{
 		// Where the legacy rule sets contradict n8n's community-package scanner, the scanner wins:
@@ -68,10 +67,5 @@ export default [
 			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
 			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
 		},
-	},
-	{
-		// The one module that parses XML is the one place allowed to import the parser.
-		files: ['nodes/MailingPlatform/transport/xml.ts'],
-		rules: { '@n8n/community-nodes/no-restricted-imports': 'off' },
 	},
 ];

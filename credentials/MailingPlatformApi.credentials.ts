@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { isTimeZone } from '../nodes/MailingPlatform/helpers/timeZone';
+
 /** Plain HTTP would send the API key readable on the wire; only a local service may use it. */
 export function isAllowedBaseUrl(baseUrl: string): boolean {
 	let url: URL;
@@ -61,6 +63,16 @@ export class MailingPlatformApi implements ICredentialType {
 			required: true,
 			description: 'The private API key of the account, as shown in the platform\'s API settings',
 		},
+		{
+			displayName: 'Platform Time Zone',
+			name: 'platformTimeZone',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Europe/Berlin',
+			hint: 'The account’s time zone is shown in the platform’s account settings',
+			description:
+				'The time zone of the platform account, as an IANA name such as Europe/Berlin. The service’s times (block and contact times, schedules) are wall-clock times of this zone. Empty: the workflow’s timezone.',
+		},
 	];
 
 	async authenticate(
@@ -77,6 +89,12 @@ export class MailingPlatformApi implements ICredentialType {
 		// the error is not an HTTP answer; a 404 would read "The resource you are requesting could not be found".
 		if (!hasVersionPrefix(baseUrl)) {
 			throw new Error(`The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is ${baseUrl})`);
+		}
+		const timeZone = String(credentials.platformTimeZone ?? '').trim();
+		if (timeZone !== '' && !isTimeZone(timeZone)) {
+			throw new Error(
+				`The Platform Time Zone "${timeZone}" is not a time zone: use an IANA name such as Europe/Berlin, or leave it empty`,
+			);
 		}
 		const token = Buffer.from(String(credentials.apiKey ?? ''), 'utf8').toString('base64');
 		return {

@@ -2,13 +2,19 @@ import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 import { startInstallProgress } from './installProgress';
 import { run, runOrThrow, startBackground } from './processes';
 
-/** The n8n release the package is proven against. */
+/** The n8n release the package is proven against, and the one `npm start` runs. */
 export const N8N_VERSION = '2.8.4';
+
+/**
+ * The newest n8n 1.x on the registry that installs with Node.js 20: the later 1.123.x releases
+ * depend on isolated-vm 6, which builds for Node.js 22 and later only.
+ */
+export const N8N_1_VERSION = '1.123.50';
 
 /** Compiled to .build-test/scripts/, two levels below the project. */
 export const projectRoot = resolve(__dirname, '..', '..');
@@ -16,7 +22,10 @@ export const projectRoot = resolve(__dirname, '..', '..');
 /** Ignored by git: n8n with its 1.7 GB of dependencies, installed once and reused. */
 export const installDir = join(projectRoot, '.n8n-e2e');
 
-const n8nBin = join(installDir, 'node_modules', 'n8n', 'bin', 'n8n');
+/** Ignored by git too: any other release lives beside the default one, in .n8n-e2e-<version>/. */
+function installDirOf(version: string): string {
+	return version === N8N_VERSION ? installDir : `${installDir}-${version}`;
+}
 
 /** A fixed key, so credentials imported by one command can be read by the next. Test value only. */
 const ENCRYPTION_KEY = 'n8n-nodes-mailing-platform-local-test-key';
@@ -24,21 +33,47 @@ const ENCRYPTION_KEY = 'n8n-nodes-mailing-platform-local-test-key';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
- * What .n8n-e2e/package.json asks for. n8n is not installed from its own lockfile, so newer
- * releases of its dependencies can come in; the overrides pin the ones that break n8n 2.8.4.
+ * What each release's install folder asks for besides n8n. n8n is not installed from its own
+ * lockfile, so newer releases of its dependencies can come in; the overrides pin the ones that
+ * break it.
  */
-const INSTALL_MANIFEST = {
-	name: 'n8n-local-install',
-	private: true,
-	description: 'n8n for npm start and npm run test:e2e; generated, not committed.',
-	dependencies: { n8n: N8N_VERSION, '@opentelemetry/api': '1.9.0', '@opentelemetry/core': '^2.12.1' },
-	overrides: {
-		// The xlsx release n8n asks for is not on the registry; this one is.
-		xlsx: '0.18.5',
-		// Later releases need a newer @langchain/core than n8n's, and n8n start fails to load.
-		'@langchain/langgraph-checkpoint': '1.0.0',
+const INSTALL_EXTRAS: Record<string, { dependencies: Record<string, string>; overrides: Record<string, string> }> = {
+	[N8N_VERSION]: {
+		dependencies: { '@opentelemetry/api': '1.9.0', '@opentelemetry/core': '^2.12.1' },
+		overrides: {
+			// The xlsx release n8n asks for is not on the registry; this one is.
+			xlsx: '0.18.5',
+			// Later releases need a newer @langchain/core than n8n's, and n8n start fails to load.
+			'@langchain/langgraph-checkpoint': '1.0.0',
+		},
 	},
+	[N8N_1_VERSION]: { dependencies: {}, overrides: { xlsx: '0.18.5' } },
 };
+
+let selectedVersion = N8N_VERSION;
+
+/** Chooses the n8n release every later call installs and runs (N8N_VERSION unless chosen). */
+export function useN8nVersion(version: string): void {
+	if (INSTALL_EXTRAS[version] === undefined) {
+		throw new Error(`No install recipe for n8n ${version}; known: ${Object.keys(INSTALL_EXTRAS).join(', ')}`);
+	}
+	selectedVersion = version;
+}
+
+function installManifest(version: string) {
+	const { dependencies, overrides } = INSTALL_EXTRAS[version];
+	return {
+		name: 'n8n-local-install',
+		private: true,
+		description: 'n8n for npm start and npm run test:e2e; generated, not committed.',
+		dependencies: { n8n: version, ...dependencies },
+		overrides,
+	};
+}
+
+function n8nBin(): string {
+	return join(installDirOf(selectedVersion), 'node_modules', 'n8n', 'bin', 'n8n');
+}
 
 async function readJson(path: string): Promise<unknown> {
 	try {
@@ -48,29 +83,32 @@ async function readJson(path: string): Promise<unknown> {
 	}
 }
 
-async function isInstalled(): Promise<boolean> {
-	const manifest = await readJson(join(installDir, 'package.json'));
-	const installed = (await readJson(join(installDir, 'node_modules', 'n8n', 'package.json'))) as { version?: string } | undefined;
-	return JSON.stringify(manifest) === JSON.stringify(INSTALL_MANIFEST) && installed?.version === N8N_VERSION && existsSync(n8nBin);
+async function isInstalled(version: string): Promise<boolean> {
+	const dir = installDirOf(version);
+	const manifest = await readJson(join(dir, 'package.json'));
+	const installed = (await readJson(join(dir, 'node_modules', 'n8n', 'package.json'))) as { version?: string } | undefined;
+	return JSON.stringify(manifest) === JSON.stringify(installManifest(version)) && installed?.version === version && existsSync(n8nBin());
 }
 
-/** Installs n8n into .n8n-e2e/ unless it is there already as asked for (minutes the first time). */
+/** Installs the chosen n8n into its folder unless it is there already as asked for (minutes the first time). */
 export async function ensureN8nInstalled(log: (line: string) => void): Promise<void> {
-	if (await isInstalled()) return;
-	log(`Installing n8n ${N8N_VERSION} into .n8n-e2e/; this takes a few minutes once ...`);
-	await mkdir(installDir, { recursive: true });
-	await writeFile(join(installDir, 'package.json'), JSON.stringify(INSTALL_MANIFEST, null, 2));
-	const progress = startInstallProgress(`n8n ${N8N_VERSION}`);
+	const version = selectedVersion;
+	const dir = installDirOf(version);
+	if (await isInstalled(version)) return;
+	log(`Installing n8n ${version} into ${relative(projectRoot, dir)}/; this takes a few minutes once ...`);
+	await mkdir(dir, { recursive: true });
+	await writeFile(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
+	const progress = startInstallProgress(`n8n ${version}`);
 	try {
 		await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=http'], {
-			cwd: installDir,
+			cwd: dir,
 			timeoutMs: 20 * 60_000,
 			onOutput: progress.read,
 		});
 	} finally {
-		progress.finish(await isInstalled() ? 'installed' : 'failed');
+		progress.finish((await isInstalled(version)) ? 'installed' : 'failed');
 	}
-	if (!(await isInstalled())) throw new Error(`n8n ${N8N_VERSION} did not install into ${installDir}`);
+	if (!(await isInstalled(version))) throw new Error(`n8n ${version} did not install into ${dir}`);
 }
 
 /** Packs the project as it would be published and returns the tarball's path. */
@@ -169,16 +207,16 @@ export async function n8nEnvironment(userFolder: string, extra: Record<string, s
 
 /** Runs one n8n CLI command to its end. */
 export async function n8nCommand(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 180_000) {
-	return await runOrThrow(process.execPath, [n8nBin, ...args], { cwd: projectRoot, env, timeoutMs });
+	return await runOrThrow(process.execPath, [n8nBin(), ...args], { cwd: projectRoot, env, timeoutMs });
 }
 
 /** Runs an imported workflow with `n8n execute`; the result is printed as JSON on stdout. */
 export async function executeWorkflow(id: string, env: NodeJS.ProcessEnv, timeoutMs: number) {
-	return await run(process.execPath, [n8nBin, 'execute', `--id=${id}`, '--rawOutput'], { cwd: projectRoot, env, timeoutMs });
+	return await run(process.execPath, [n8nBin(), 'execute', `--id=${id}`, '--rawOutput'], { cwd: projectRoot, env, timeoutMs });
 }
 
 export function startN8nServer(env: NodeJS.ProcessEnv) {
-	return startBackground(process.execPath, [n8nBin, 'start'], { cwd: projectRoot, env });
+	return startBackground(process.execPath, [n8nBin(), 'start'], { cwd: projectRoot, env });
 }
 
 /** Imports every workflow file in `folder` (each must carry an `id`). */

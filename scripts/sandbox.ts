@@ -10,7 +10,8 @@ export function sandboxCredential(double: ServiceDouble): CredentialToImport {
 		id: SANDBOX_CREDENTIAL_ID,
 		name: SANDBOX_CREDENTIAL_NAME,
 		type: 'mailingPlatformApi',
-		data: { baseUrl: double.baseUrl, apiKey: double.apiKey },
+		// The sandbox account runs in Europe/Berlin; the credential says so, as a user's would.
+		data: { baseUrl: double.baseUrl, apiKey: double.apiKey, platformTimeZone: double.timeZone },
 	};
 }
 
@@ -51,7 +52,7 @@ const seeders: Array<[area: string, seed: (double: ServiceDouble) => void]> = [
 
 /** Starts the double on 127.0.0.1 (OS-picked port) with demo data. */
 export async function startSandbox(lifetimeMs: number): Promise<{ double: ServiceDouble; seeded: string[] }> {
-	const double = await ServiceDouble.start({ maxLifetimeMs: lifetimeMs });
+	const double = await ServiceDouble.start({ maxLifetimeMs: lifetimeMs, timeZone: 'Europe/Berlin' });
 	for (const [, seed] of seeders) seed(double);
 	return { double, seeded: seeders.map(([area]) => area) };
 }

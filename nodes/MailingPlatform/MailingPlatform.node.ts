@@ -4,6 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
 import * as transaction from './actions/transaction/Transaction.resource';
+import { getGenericOrderFields } from './actions/transaction/genericOrder';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
 import { PACKAGE_DESCRIPTION } from './description';
@@ -47,6 +48,8 @@ export class MailingPlatform implements INodeType {
 		credentials: [{ name: 'mailingPlatformApi', required: true }],
 		properties: [resource, ...operations],
 	};
+
+	methods = { resourceMapping: { getGenericOrderFields } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -8,36 +8,17 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
 import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
-import { fetchReportPage } from '../MailingPlatform/actions/report/paging';
-import { toRawBlock, toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
-import type { QueryParameters } from '../MailingPlatform/transport';
+import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
+import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
 import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
-import type { Page } from '../MailingPlatform/transport/paging';
+import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';
+import type { QueryParameters } from '../MailingPlatform/transport';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
+import type { PollState } from './blockMemory';
+import { blockKey, legacyBlockKey, queryStart } from './blockMemory';
 
-/**
- * What the trigger remembers between polls, in the workflow's static data only, so that any
- * worker of a queue-mode setup continues where the last one stopped. `from_date` is inclusive
- * and block times have one-second resolution: the records already emitted at the cursor's
- * second are remembered by key, so the next poll can ask from that second again and skip them.
- */
-interface PollState {
-	/** Epoch milliseconds of the newest block emitted (or seen at activation). */
-	cursorMs?: number;
-	/** Keys of the blocks at `cursorMs` that were already emitted. */
-	keysAtCursor?: string[];
-}
-
-/** How far back the first poll starts when the report is empty, to absorb clock differences. */
-const EMPTY_REPORT_LOOKBACK_MS = 5 * 60_000;
-
-/** Identifies a block among those of the same second. */
-function blockKey(raw: IDataObject): string {
-	const contact = (raw.contact ?? {}) as IDataObject;
-	return JSON.stringify([raw.timestamp, contact.id ?? null, contact.email ?? null, raw.old_status, raw.new_status, raw.reason]);
-}
+const DEFAULT_LOOKBACK_MINUTES = 5;
 
 const event: INodeProperties = {
 	displayName: 'Event',
@@ -77,7 +58,7 @@ export class MailingPlatformTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to return a flat item per block instead of the full record. Block times have no zone in the service; they are read in the workflow’s timezone.',
+					'Whether to return a flat item per block instead of the full record. Block times have no zone in the service; they are read in the credential’s Platform Time Zone.',
 			},
 			{
 				displayName: 'Filters',
@@ -87,83 +68,76 @@ export class MailingPlatformTrigger implements INodeType {
 				default: {},
 				options: [newStatusFilter, reasonsFilter],
 			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Lookback (Minutes)',
+						name: 'lookbackMinutes',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 1440, numberPrecision: 0 },
+						default: DEFAULT_LOOKBACK_MINUTES,
+						description:
+							'How far before the previous poll each poll looks again, for blocks the platform records late or a platform clock that runs behind n8n’s. Blocks already emitted are never emitted again.',
+					},
+				],
+			},
 		],
 	};
 
+	/**
+	 * Exactly once, whatever the clocks do: each poll asks for the blocks from the previous
+	 * poll's start (n8n's clock) minus the lookback, and emits those it has not emitted before,
+	 * recognised by their key. A failing poll throws, so n8n records a failed execution and runs
+	 * the Error Workflow; the state then stays as it was, and the next poll asks again.
+	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const timeZone = this.getTimezone();
+		const startedMs = Date.now();
+		const timeZone = await platformTimeZone.call(this);
 		const simplify = this.getNodeParameter('simplify', true) as boolean;
 		const filters = this.getNodeParameter('filters', {}) as IDataObject;
+		const lookbackMinutes = this.getNodeParameter('options.lookbackMinutes', DEFAULT_LOOKBACK_MINUTES) as number;
 		const filterQuery: QueryParameters = {
 			reasons: Array.isArray(filters.reasons) ? (filters.reasons as string[]) : [],
 			new_status: (filters.newStatus as string | undefined) || undefined,
 			exclude_anonymous_blocks: true,
 		};
-
-		const fetchPage = async (query: QueryParameters, pageIndex: number, pageSize: number): Promise<Page<IDataObject>> => {
-			const page = await fetchReportPage.call(
-				this,
-				{ path: ['reports', 'blocks'], query: { ...filterQuery, ...query }, listElement: 'blocks' },
-				pageIndex,
-				pageSize,
-			);
-			return { ...page, records: page.records.map((block) => toRawBlock(block, timeZone)) };
-		};
-
-		/** The newest block: the report is in time order, so it is the last one. */
-		const latestBlock = async (): Promise<IDataObject | undefined> => {
-			const first = await fetchPage({}, 1, 1);
-			const pages = first.paging.pages;
-			if (pages === undefined || pages <= 1) return first.records[0];
-			return (await fetchPage({}, pages, 1)).records[0];
-		};
-
-		const blockMillis = (raw: IDataObject) => Date.parse(String(raw.timestampIso));
+		const pages = (query: QueryParameters) => blockPages(this, { ...filterQuery, ...query }, timeZone);
 		const emit = (blocks: IDataObject[]) =>
-			blocks.length === 0 ? null : [this.helpers.returnJsonArray(blocks.map((raw) => (simplify ? toSimpleBlock(raw) : raw)))];
+			blocks.length === 0 ? null : [this.helpers.returnJsonArray(simplify ? blocks.map(toSimpleBlock) : blocks)];
 
 		if (this.getMode() === 'manual') {
-			const latest = await latestBlock();
-			return emit(latest === undefined ? [] : [latest]);
+			// The report is in time order: the newest block is alone on the last page of size 1.
+			const first = await pages({})(1, 1);
+			const lastPage = first.paging.pages ?? 1;
+			const latest = lastPage <= 1 ? first.records : (await pages({})(lastPage, 1)).records;
+			return emit(latest.slice(0, 1));
 		}
 
 		const state = this.getWorkflowStaticData('node') as PollState;
-		try {
-			let cursorMs = state.cursorMs;
-			const alreadyEmitted = new Set(state.keysAtCursor ?? []);
-			let keysAtCursor = new Set(alreadyEmitted);
-			const firstPoll = cursorMs === undefined;
-			if (cursorMs === undefined) {
-				const latest = await latestBlock();
-				const latestMs = latest === undefined ? Number.NaN : blockMillis(latest);
-				cursorMs = Number.isNaN(latestMs) ? Math.floor((Date.now() - EMPTY_REPORT_LOOKBACK_MS) / 1000) * 1000 : latestMs;
-			}
+		const firstPoll = state.lastPollMs === undefined && state.cursorMs === undefined;
+		const fromMs = queryStart(state, startedMs, lookbackMinutes * 60_000);
+		const blocks = await fetchAllPages(pages({ from_date: fromMs }));
 
-			const fromMs = cursorMs;
-			const blocks = await fetchAllPages((pageIndex, pageSize) => fetchPage({ from_date: fromMs }, pageIndex, pageSize));
-			const fresh: IDataObject[] = [];
-			for (const block of blocks) {
-				const millis = blockMillis(block);
-				const key = blockKey(block);
-				if (Number.isNaN(millis) || (millis === fromMs && alreadyEmitted.has(key))) continue;
-				if (millis > cursorMs) {
-					cursorMs = millis;
-					keysAtCursor = new Set();
-				}
-				if (millis === cursorMs) keysAtCursor.add(key);
-				fresh.push(block);
-			}
-
-			state.cursorMs = cursorMs;
-			state.keysAtCursor = [...keysAtCursor];
-			return firstPoll ? null : emit(fresh);
-		} catch (error) {
-			// The cursor stays where it was, so the next poll asks again and nothing is skipped.
-			this.logger.error(`Mailing Platform Trigger: polling block changes failed, will retry at the next poll: ${(error as Error).message}`, {
-				workflowId: this.getWorkflow().id,
-				node: this.getNode().name,
-			});
-			return null;
+		const emitted = new Set(state.seen ?? []);
+		const legacy = new Set(state.lastPollMs === undefined ? (state.keysAtCursor ?? []) : []);
+		const seen = new Set<string>();
+		const fresh: IDataObject[] = [];
+		for (const block of blocks) {
+			const key = blockKey(block);
+			if (!emitted.has(key) && !seen.has(key) && !legacy.has(legacyBlockKey(block))) fresh.push(block);
+			seen.add(key);
 		}
+
+		state.lastPollMs = Math.max(startedMs, state.lastPollMs ?? startedMs);
+		state.fromMs = fromMs;
+		state.seen = [...seen];
+		delete state.cursorMs;
+		delete state.keysAtCursor;
+		return firstPoll ? null : emit(fresh);
 	}
 }

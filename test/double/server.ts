@@ -35,6 +35,8 @@ export interface ServiceDoubleOptions {
 	port?: number;
 	/** Stop by itself after this long, so no test can leave a server behind. */
 	maxLifetimeMs?: number;
+	/** The account's time zone (Europe/Berlin unless given); see `timeZone`. */
+	timeZone?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export class ServiceDouble {
 		});
 		const { port } = server.address() as AddressInfo;
 		const double = new ServiceDouble(server, options.apiKey ?? DEFAULT_API_KEY, `http://127.0.0.1:${port}${VERSION_PREFIX}`);
+		if (options.timeZone !== undefined) double.timeZone = options.timeZone;
 		server.on('request', (req, res) => void double.serve(req, res));
 		server.on('connection', (socket) => {
 			double.sockets.add(socket);
@@ -81,6 +84,19 @@ export class ServiceDouble {
 		lifetime.unref();
 		server.once('close', () => clearTimeout(lifetime));
 		return double;
+	}
+
+	/**
+	 * The platform account's time zone: block and contact times are written, and schedule
+	 * times read, as wall-clock time of this zone, without a zone, as the service does.
+	 */
+	get timeZone(): string {
+		return this.reports.timeZone;
+	}
+
+	set timeZone(zone: string) {
+		this.reports.timeZone = zone;
+		this.mailings.timeZone = zone;
 	}
 
 	/** Requests whose path (below the version prefix) starts with `prefix`. */

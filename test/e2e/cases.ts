@@ -88,6 +88,24 @@ export const cases: E2eCase[] = [
 		},
 	},
 	{
+		name: 'example: WooCommerce order with mapped fields',
+		workflow: 'examples/woocommerce-order-mapped-fields.json',
+		standIns: { 'WooCommerce Order Webhook': 'pinnedData' },
+		check(result) {
+			const runData = succeeded(result);
+			const [entry, ...rest] = outputOf(runData, 'Send Order Confirmation');
+			assert.equal(rest.length, 0, 'one output item per order');
+			assert.equal(entry.queued, true, `the order is queued (${JSON.stringify(entry)})`);
+			assert.deepEqual(outputOf(runData, 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
+			const queued = result.double.transactions.queued.find((transaction) => transaction.orderId === '5310');
+			const content = (queued?.transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
+			// WooCommerce sends "total": "59.90"; the generic order type takes only numbers there.
+			assert.equal(content?.['order.total'], 59.9);
+			assert.equal(content?.['order.tax_amount'], 9.57);
+			assert.ok(Array.isArray(content?.['order.items']) && content['order.items'].length === 2, 'order.items is the list of line items');
+		},
+	},
+	{
 		name: 'example: block report of the last 24 hours',
 		workflow: 'examples/daily-block-report.json',
 		check(result) {
@@ -119,7 +137,12 @@ export const cases: E2eCase[] = [
 			]);
 			const schedule = result.requests[2];
 			assert.match(query(schedule, 'date')[0] ?? '', /^\d{4}-\d{2}-\d{2}$/);
-			assert.deepEqual([query(schedule, 'hours'), query(schedule, 'minutes')], [['09'], ['00']]);
+			// 09:00 picked in the workflow's zone, sent as the wall clock of the sandbox account's
+			// zone (Europe/Berlin): the service must understand the very instant picked.
+			const [{ sendAt, mailingId }] = outputOf(runData, 'Mailing to Send') as Array<{ sendAt: string; mailingId: number }>;
+			const stored = result.double.mailings.mailings.get(Number(mailingId))?.schedule;
+			assert.equal(stored?.at === undefined ? undefined : Date.parse(stored.at), Date.parse(sendAt));
+			assert.deepEqual(query(schedule, 'minutes'), ['00']);
 		},
 	},
 	{

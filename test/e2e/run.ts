@@ -3,8 +3,9 @@
  * packages, imports a credential pointing at the local service double and the case workflows,
  * executes each with `n8n execute` and checks the node's output and the requests the double saw.
  *
- * Usage: node .build-test/test/e2e/run.js [case name ...] [--keep]
- * (--keep leaves the temporary n8n user folder in place for a look at it afterwards.)
+ * Usage: node .build-test/test/e2e/run.js [case name ...] [--n8n=VERSION] [--keep]
+ * (--n8n picks another n8n release scripts/n8n.ts knows how to install, N8N_1_VERSION for one;
+ * --keep leaves the temporary n8n user folder in place for a look at it afterwards.)
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import {
 	ensureN8nInstalled,
 	executeWorkflow,
+	N8N_VERSION,
 	importCredentials,
 	importWorkflows,
 	installCommunityPackage,
@@ -20,6 +22,7 @@ import {
 	packProject,
 	projectRoot,
 	removeFolder,
+	useN8nVersion,
 } from '../../scripts/n8n';
 import { installExitHooks, stopAllChildren, tail } from '../../scripts/processes';
 import { sandboxCredential, startSandbox } from '../../scripts/sandbox';
@@ -59,8 +62,16 @@ export function parseRunData(output: string): RunData | undefined {
 	return undefined;
 }
 
+/** The n8n release asked for with --n8n=VERSION, N8N_VERSION without it. */
+function selectN8nVersion(args: string[]): string {
+	return args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? N8N_VERSION;
+}
+
 async function main(): Promise<{ passed: number; failed: number }> {
 	const selected = selectCases(process.argv.slice(2));
+	const n8nVersion = selectN8nVersion(process.argv.slice(2));
+	useN8nVersion(n8nVersion);
+	log(`n8n ${n8nVersion}`);
 	await ensureN8nInstalled(log);
 
 	const scratch = await makeUserFolder('n8n-e2e-');

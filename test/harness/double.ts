@@ -2,7 +2,10 @@ import { ServiceDouble } from '../double/server';
 import type { CredentialValues } from './workflow';
 
 /** Starts a fresh double for a test file and stops it afterwards. */
-export function useServiceDouble(): { double: () => ServiceDouble; credentials: () => CredentialValues } {
+export function useServiceDouble(): {
+	double: () => ServiceDouble;
+	credentials: (overrides?: Partial<CredentialValues>) => CredentialValues;
+} {
 	let current: ServiceDouble | undefined;
 	beforeEach(async () => {
 		current = await ServiceDouble.start();
@@ -14,5 +17,8 @@ export function useServiceDouble(): { double: () => ServiceDouble; credentials: 
 		if (current === undefined) throw new Error('the double is started in beforeEach');
 		return current;
 	};
-	return { double, credentials: () => ({ baseUrl: double().baseUrl, apiKey: double().apiKey }) };
+	return {
+		double,
+		credentials: (overrides = {}) => ({ baseUrl: double().baseUrl, apiKey: double().apiKey, ...overrides }),
+	};
 }

@@ -44,6 +44,8 @@ export function registerNodeType(type: string, node: INodeType): void {
 export interface CredentialValues {
 	baseUrl: string;
 	apiKey: string;
+	/** The credential's Platform Time Zone; empty or absent means the workflow's zone. */
+	platformTimeZone?: string;
 }
 
 const credentialType = new MailingPlatformApi();
@@ -62,6 +64,9 @@ export function additionalDataFor(credentials: CredentialValues, workflowData: I
 		updateCredentials: async () => undefined,
 		updateCredentialsOauthTokenData: async () => undefined,
 		getCredentialsProperties: () => credentialType.properties,
+		// Newer n8n-core (2.41) asks this before a node gets its credential; answered as n8n does.
+		isCredentialUsableByNode: (type: string, nodeType: string) =>
+			nodeTypeInstances[nodeType]?.description.credentials?.some((credential) => credential.name === type) ?? false,
 	};
 	return {
 		credentialsHelper,

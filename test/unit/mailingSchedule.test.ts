@@ -8,6 +8,7 @@ import {
 import { readBoolean, readInteger } from '../../nodes/MailingPlatform/actions/mailing/values';
 
 const BERLIN = 'Europe/Berlin';
+const BOTH_BERLIN = { workflow: BERLIN, platform: BERLIN };
 const NOW = DateTime.fromISO('2030-03-30T10:20:30', { zone: BERLIN });
 
 describe('mailing › allowed hours', () => {
@@ -64,36 +65,48 @@ describe('mailing › date-times in the workflow timezone', () => {
 
 describe('mailing › schedule parameters', () => {
 	it('accepts the current minute but refuses the one before', () => {
-		expect(buildSchedule({ scheduledAt: '2030-03-30T10:20:00' }, BERLIN, NOW).scheduled).toEqual({
+		expect(buildSchedule({ scheduledAt: '2030-03-30T10:20:00' }, BOTH_BERLIN, NOW).scheduled).toEqual({
 			date: '2030-03-30',
 			hours: '10',
 			minutes: '20',
+			timeZone: BERLIN,
 		});
-		expect(() => buildSchedule({ scheduledAt: '2030-03-30T10:19:59' }, BERLIN, NOW)).toThrow(
+		expect(() => buildSchedule({ scheduledAt: '2030-03-30T10:19:59' }, BOTH_BERLIN, NOW)).toThrow(
 			'Scheduled At is in the past: 2030-03-30 10:19 (Europe/Berlin)',
 		);
 	});
 
 	it('sends the wall-clock time the clocks show after the spring-forward gap', () => {
 		// 02:30 does not exist in Berlin on 2030-03-31; Luxon moves it to 03:30 summer time.
-		expect(buildSchedule({ scheduledAt: '2030-03-31T02:30' }, BERLIN, NOW).scheduled).toEqual({
+		expect(buildSchedule({ scheduledAt: '2030-03-31T02:30' }, BOTH_BERLIN, NOW).scheduled).toEqual({
 			date: '2030-03-31',
 			hours: '03',
 			minutes: '30',
+			timeZone: BERLIN,
 		});
 	});
 
+	it('sends the platform zone’s wall clock of the instant picked in the workflow’s zone', () => {
+		const zones = { workflow: 'America/New_York', platform: BERLIN };
+		const schedule = buildSchedule(
+			{ scheduledAt: '2030-04-01T21:00', dispatchOption: 'hour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '2030-04-01T23:30' },
+			zones,
+			NOW,
+		);
+		expect(schedule.query).toMatchObject({ date: '2030-04-02', hours: '03', minutes: '00', dispatchEndExactDatetime: '2030-04-02 05:30' });
+	});
+
 	it('keeps activate=false and takes booleans given as text', () => {
-		const schedule = buildSchedule({ scheduledAt: '2030-04-01T08:00', activate: 'false' }, BERLIN, NOW);
+		const schedule = buildSchedule({ scheduledAt: '2030-04-01T08:00', activate: 'false' }, BOTH_BERLIN, NOW);
 		expect(schedule.activated).toBe(false);
 		expect(schedule.query.activate).toBe(false);
 	});
 
 	it('sends clicks and waves only for the response-based options', () => {
 		const common = { scheduledAt: '2030-04-01T08:00', clicksAsResponseReference: true, dispatchWavesGroup: 1 };
-		const uniform = buildSchedule({ ...common, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 2 }, BERLIN, NOW);
+		const uniform = buildSchedule({ ...common, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 2 }, BOTH_BERLIN, NOW);
 		expect(uniform.dispatch).toEqual({ dispatchOption: 'uniform', dispatchEndInHours: 2 });
-		const hour = buildSchedule({ ...common, dispatchOption: 'hour', dispatchEnd: 'inHours', dispatchEndInHours: '24' }, BERLIN, NOW);
+		const hour = buildSchedule({ ...common, dispatchOption: 'hour', dispatchEnd: 'inHours', dispatchEndInHours: '24' }, BOTH_BERLIN, NOW);
 		expect(hour.dispatch).toEqual({
 			dispatchOption: 'hour',
 			dispatchEndInHours: 24,
@@ -104,23 +117,23 @@ describe('mailing › schedule parameters', () => {
 
 	it('refuses settings that belong to no dispatch option or an unknown one', () => {
 		const at = { scheduledAt: '2030-04-01T08:00' };
-		expect(() => buildSchedule({ ...at, allowedHours: '8-20' }, BERLIN, NOW)).toThrow(
+		expect(() => buildSchedule({ ...at, allowedHours: '8-20' }, BOTH_BERLIN, NOW)).toThrow(
 			'Allowed Hours is set, but it is only used with a dispatch option',
 		);
-		expect(() => buildSchedule({ ...at, dispatchUniformInterval: 'hour' }, BERLIN, NOW)).toThrow(
+		expect(() => buildSchedule({ ...at, dispatchUniformInterval: 'hour' }, BOTH_BERLIN, NOW)).toThrow(
 			'Uniform Interval is set, but it is only used with the uniform dispatch option (here: none)',
 		);
-		expect(() => buildSchedule({ ...at, dispatchOption: 'daily' }, BERLIN, NOW)).toThrow(
+		expect(() => buildSchedule({ ...at, dispatchOption: 'daily' }, BOTH_BERLIN, NOW)).toThrow(
 			'Dispatch Option must be one of "none", "hour", "weekdayhour", "uniform", not "daily"',
 		);
 		expect(() =>
-			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 1 }, BERLIN, NOW),
+			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 1 }, BOTH_BERLIN, NOW),
 		).toThrow('from 2 to 96, not 1');
 		expect(() =>
-			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, dispatchUniformInterval: '5m' }, BERLIN, NOW),
+			buildSchedule({ ...at, dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, dispatchUniformInterval: '5m' }, BOTH_BERLIN, NOW),
 		).toThrow('Uniform Interval must be one of "hour", "30m", "20m", "15m", "10m", not "5m"');
 		expect(() =>
-			buildSchedule({ ...at, dispatchOption: 'weekdayhour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '' }, BERLIN, NOW),
+			buildSchedule({ ...at, dispatchOption: 'weekdayhour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '' }, BOTH_BERLIN, NOW),
 		).toThrow('Dispatch End At is empty');
 	});
 });

@@ -1,4 +1,5 @@
-import { serviceTimeToIso, toSimpleBlock } from '../../nodes/MailingPlatform/helpers/blockRecords';
+import { toSimpleBlock } from '../../nodes/MailingPlatform/helpers/blockRecords';
+import { serviceTimeToIso } from '../../nodes/MailingPlatform/helpers/dateTime';
 
 describe('service times to ISO 8601', () => {
 	it.each([

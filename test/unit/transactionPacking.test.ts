@@ -1,27 +1,32 @@
-import { arrayBody, arrayBodyBytes, nextBatchEnd, readReport } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import type { PreparedTransaction } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { arrayBody, arrayBodyBytes, nextBatchEnd, serialize } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { readReport } from '../../nodes/MailingPlatform/actions/transaction/report';
+
+/** Prepared transactions of these sizes; only the sizes matter for packing. */
+const ofSizes = (sizes: number[]): PreparedTransaction[] => sizes.map((bytes, itemIndex) => ({ itemIndex, json: '', bytes }));
 
 describe('packing transactions into request bodies', () => {
 	const serialized = ['{"a":"ä"}', '{"b":2}', '{"c":"€uro"}', '{"d":4}'];
-	const sizes = serialized.map((json) => Buffer.byteLength(json, 'utf8'));
+	const prepared = serialized.map((json, index) => serialize(index, JSON.parse(json) as Record<string, unknown>));
 
 	it('counts a body exactly as sent: UTF-8 bytes, brackets and commas', () => {
 		for (let end = 1; end <= serialized.length; end++) {
-			const body = arrayBody(serialized, sizes, 0, end);
-			expect(arrayBodyBytes(sizes, 0, end)).toBe(body.length);
+			const body = arrayBody(prepared, 0, end);
+			expect(arrayBodyBytes(prepared, 0, end)).toBe(body.length);
 			expect(body.toString('utf8')).toBe(`[${serialized.slice(0, end).join(',')}]`);
 		}
-		expect(JSON.parse(arrayBody(serialized, sizes, 1, 3).toString('utf8'))).toEqual([{ b: 2 }, { c: '€uro' }]);
+		expect(JSON.parse(arrayBody(prepared, 1, 3).toString('utf8'))).toEqual([{ b: 2 }, { c: '€uro' }]);
 	});
 
 	it('fills a request up to the limit and not one byte beyond', () => {
-		const limit = arrayBodyBytes(sizes, 0, 2);
-		expect(nextBatchEnd(sizes, 0, limit)).toBe(2);
-		expect(nextBatchEnd(sizes, 0, limit - 1)).toBe(1);
-		expect(nextBatchEnd(sizes, 2, 1_000)).toBe(4);
+		const limit = arrayBodyBytes(prepared, 0, 2);
+		expect(nextBatchEnd(prepared, 0, limit)).toBe(2);
+		expect(nextBatchEnd(prepared, 0, limit - 1)).toBe(1);
+		expect(nextBatchEnd(prepared, 2, 1_000)).toBe(4);
 	});
 
 	it('packs in order into the fewest requests', () => {
-		const many = Array.from({ length: 1000 }, (_, index) => 90 + (index % 20));
+		const many = ofSizes(Array.from({ length: 1000 }, (_, index) => 90 + (index % 20)));
 		const ends: number[] = [];
 		for (let start = 0; start < many.length; start = ends[ends.length - 1]) ends.push(nextBatchEnd(many, start, 10_000));
 		const total = arrayBodyBytes(many, 0, many.length);

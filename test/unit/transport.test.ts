@@ -1,12 +1,7 @@
-import {
-	buildQueryString,
-	buildUrl,
-	parseRetryAfter,
-	readPaging,
-	RETRY,
-	retryDelayMs,
-	serviceErrorMessage,
-} from '../../nodes/MailingPlatform/transport';
+import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
+import { serviceErrorMessage } from '../../nodes/MailingPlatform/transport/errors';
+import { isTimeZone } from '../../nodes/MailingPlatform/helpers/timeZone';
+import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, RETRY, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
@@ -41,6 +36,29 @@ describe('readPaging', () => {
 
 	it('ignores missing or unreadable counts', () => {
 		expect(readPaging({ 'x-pages': 'many', 'x-items': '' })).toEqual({ pages: undefined, items: undefined, link: undefined });
+	});
+});
+
+describe('what is retried', () => {
+	it('retries reads on 429, 500, 502, 503 and 504 and nothing else', () => {
+		const retried = [400, 401, 403, 404, 409, 413, 429, 500, 501, 502, 503, 504].filter((status) => isRetriedStatus(status, true));
+		expect(retried).toEqual([429, 500, 502, 503, 504]);
+	});
+
+	it('retries a write only where the service says it did not act (429, 503) or nothing was sent', () => {
+		const retried = [400, 429, 500, 502, 503, 504].filter((status) => isRetriedStatus(status, false));
+		expect(retried).toEqual([429, 503]);
+		expect([500, 502, 504].every(leavesOutcomeOpen)).toBe(true);
+		expect([400, 429, 503].some(leavesOutcomeOpen)).toBe(false);
+		expect(neverSent('ECONNREFUSED')).toBe(true);
+		expect(neverSent('ECONNRESET')).toBe(false);
+	});
+});
+
+describe('platform time zone', () => {
+	it('accepts IANA zones only', () => {
+		expect(['Europe/Berlin', 'America/New_York', 'UTC'].every(isTimeZone)).toBe(true);
+		expect(['', 'Europe/Berlln', 'CEST+1', 'Berlin'].some(isTimeZone)).toBe(false);
 	});
 });
 

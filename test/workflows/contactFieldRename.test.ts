@@ -41,8 +41,8 @@ describe('contactField › rename in a workflow', () => {
 
 		expect(result.main).toEqual([
 			{ renamed: true, oldName: 'shoe size', newName: 'shoe size eu' },
-			{ error: "Custom field 'missing' does not exist." },
-			{ error: 'Old Name is empty' },
+			{ error: "Custom field 'missing' does not exist.", message: expect.stringContaining('Check the spelling and case of Old Name. Attempts made: 1.') },
+			{ error: 'Old Name is empty', message: 'Enter the old name of the custom contact field.' },
 		]);
 		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(double().requestsTo('contacts/')).toHaveLength(2);
@@ -57,7 +57,7 @@ describe('contactField › rename in a workflow', () => {
 		});
 
 		expect(result.main).toEqual([{ renamed: true, oldName: 'shoe size', newName: 'renamed' }]);
-		expect(result.errorOutput).toEqual([{ from: 'missing', error: "Custom field 'missing' does not exist." }]);
+		expect(result.errorOutput).toEqual([{ from: 'missing', error: "Custom field 'missing' does not exist.", message: expect.stringContaining('Attempts made: 1.') }]);
 	});
 
 	it('never puts the API key into execution data, even when the key is refused', async () => {

@@ -48,9 +48,9 @@ describe('mailing › checks and test send-out result in a workflow', () => {
 		});
 
 		expect(result.main).toEqual([
-			{ error: `Mailing with ID ${MAILINGS.sealed} cannot be changed as it is sealed.` },
-			{ error: 'The bounce check is not enabled.' },
-			{ error: 'Mailing with id 4242 not found.' },
+			{ error: `Mailing with ID ${MAILINGS.sealed} cannot be changed as it is sealed.`, message: expect.stringContaining('sealed (already sent out)') },
+			{ error: 'The bounce check is not enabled.', message: expect.stringContaining('not enabled for this account') },
+			{ error: 'Mailing with id 4242 not found.', message: expect.stringContaining('No mailing with ID 4242 was found') },
 			{ mailingId: 1001, check: 'bounce', started: true },
 		]);
 		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
@@ -139,9 +139,9 @@ describe('mailing › checks and test send-out result in a workflow', () => {
 		});
 
 		expect(result.errorOutput).toEqual([
-			{ id: MAILINGS.withoutResult, error: `Results not available for mailing with id ${MAILINGS.withoutResult}.` },
-			{ id: MAILINGS.sealed, error: `Mailing with ID ${MAILINGS.sealed} is sealed.` },
-			{ id: 4242, error: 'Mailing with id 4242 not found.' },
+			{ id: MAILINGS.withoutResult, error: `Results not available for mailing with id ${MAILINGS.withoutResult}.`, message: expect.stringContaining('Attempts made: 1.') },
+			{ id: MAILINGS.sealed, error: `Mailing with ID ${MAILINGS.sealed} is sealed.`, message: expect.stringContaining('Attempts made: 1.') },
+			{ id: 4242, error: 'Mailing with id 4242 not found.', message: expect.stringContaining('Attempts made: 1.') },
 		]);
 
 		const stopped = await runNode({ credentials: credentials(), parameters: mailing('getTestSendOutResult', MAILINGS.withoutResult) });

@@ -53,7 +53,7 @@ describe('mailing › schedule in a workflow', () => {
 		expect(result.main).toEqual([
 			{
 				mailingId: MAILINGS.regular,
-				scheduled: { date: start.date, hours: 9, minutes: 30 },
+				scheduled: { date: start.date, hours: 9, minutes: 30, timeZone: 'Europe/Berlin' },
 				activated: true,
 				dispatch: {
 					dispatchOption: 'uniform',
@@ -86,7 +86,7 @@ describe('mailing › schedule in a workflow', () => {
 
 		expect(result.main[0]).toEqual({
 			mailingId: MAILINGS.regular,
-			scheduled: { date: start.date, hours: 18, minutes: 5 },
+			scheduled: { date: start.date, hours: 18, minutes: 5, timeZone: 'Europe/Berlin' },
 			activated: true,
 			sent: { date: start.date, hours: '18', minutes: '05', activate: true },
 		});
@@ -116,11 +116,47 @@ describe('mailing › schedule in a workflow', () => {
 			date: inNewYork.toFormat('yyyy-MM-dd'),
 			hours: inNewYork.hour,
 			minutes: 45,
+			timeZone: zone,
 		});
 		expect(result.main[0].activated).toBe(false);
 		const stored = double().mailings.mailings.get(MAILINGS.regular);
 		expect(stored?.schedule?.at).toBe(instant.toISO());
 		expect(stored?.active).toBe(false);
+	});
+
+	it('sends 09:00 picked in New York as hours=15&minutes=00 of the same date to a platform in Berlin', async () => {
+		// 09:00 in New York is 15:00 in Berlin except in the weeks where only one of them has moved to or from DST.
+		let day = 10;
+		while (DateTime.now().setZone('America/New_York').plus({ days: day }).set({ hour: 9, minute: 0 }).setZone('Europe/Berlin').hour !== 15) day++;
+		const start = future(day, '09:00', 'America/New_York');
+
+		const result = await runNode({
+			credentials: credentials({ platformTimeZone: 'Europe/Berlin' }),
+			timezone: 'America/New_York',
+			parameters: schedule({ scheduledAt: start.picker }),
+		});
+
+		expect(result.error).toBeUndefined();
+		const [request] = double().requestsTo('mailings/');
+		expect(request.query).toEqual([
+			['date', start.date],
+			['hours', '15'],
+			['minutes', '00'],
+			['activate', 'true'],
+		]);
+		const instant = DateTime.fromISO(start.picker, { zone: 'America/New_York' });
+		expect(double().mailings.mailings.get(MAILINGS.regular)?.schedule?.at).toBe(instant.toUTC().toISO());
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 15, minutes: 0, timeZone: 'Europe/Berlin' });
+	});
+
+	it('refuses a Platform Time Zone that is no time zone before sending anything', async () => {
+		const result = await runNode({
+			credentials: credentials({ platformTimeZone: 'Europe/Berlln' }),
+			parameters: schedule({ scheduledAt: future(3, '12:00').picker }),
+		});
+
+		expect(result.error?.message).toBe('Platform Time Zone "Europe/Berlln" in the credential is not a time zone');
+		expect(double().requestsTo('mailings/')).toHaveLength(0);
 	});
 
 	it('reads a value without an offset as wall-clock time in the workflow timezone (Asia/Tokyo)', async () => {
@@ -131,7 +167,7 @@ describe('mailing › schedule in a workflow', () => {
 			parameters: schedule({ scheduledAt: start.picker }),
 		});
 
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 7, minutes: 15 });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 7, minutes: 15, timeZone: 'Asia/Tokyo' });
 	});
 
 	it('sends an hour distribution with exact end, response settings and normalised allowed hours', async () => {
@@ -211,7 +247,11 @@ describe('mailing › schedule in a workflow', () => {
 			{ dispatchOption: 'hour', dispatchEndInHours: 24, clicksAsResponseReference: false, dispatchWavesGroup: 3 },
 		]);
 		expect(result.errorOutput).toEqual([
-			{ option: 'weekdayhour', error: 'Dispatch End "inHours" cannot be used with dispatch option weekdayhour' },
+			{
+				option: 'weekdayhour',
+				error: 'Dispatch End "inHours" cannot be used with dispatch option weekdayhour',
+				message: expect.stringContaining('With weekdayhour, set Dispatch End'),
+			},
 		]);
 		expect(double().requestsTo('mailings/')).toHaveLength(2);
 	});
@@ -300,9 +340,9 @@ describe('mailing › schedule in a workflow', () => {
 			onError: 'continueRegularOutput',
 		});
 		expect(result.main).toEqual([
-			{ error: `Mailing with ID ${MAILINGS.sealed} cannot be changed as it is sealed.` },
-			{ error: `Mailing with ID ${MAILINGS.trigger} is not of type REGULAR.` },
-			{ error: 'Mailing with id 4242 not found.' },
+			{ error: `Mailing with ID ${MAILINGS.sealed} cannot be changed as it is sealed.`, message: expect.stringContaining('Attempts made: 1.') },
+			{ error: `Mailing with ID ${MAILINGS.trigger} is not of type REGULAR.`, message: expect.stringContaining('Attempts made: 1.') },
+			{ error: 'Mailing with id 4242 not found.', message: expect.stringContaining('Attempts made: 1.') },
 		]);
 
 		const sealed = await runNode({
@@ -327,7 +367,7 @@ describe('mailing › schedule in a workflow', () => {
 		const result = await runNode({ credentials: credentials(), parameters: schedule({ scheduledAt: start.picker }) });
 
 		expect(result.error).toBeUndefined();
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 12, minutes: 0 });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 12, minutes: 0, timeZone: 'Europe/Berlin' });
 	});
 
 	it('warns in the node that schedule must be the last call for a mailing', async () => {

@@ -145,13 +145,26 @@ describe('report › getBlocks and countBlocks in a workflow', () => {
 		expect(blockRequests()).toHaveLength(4);
 	});
 
-	it('fails naming the page when a page keeps failing, with no partial output', async () => {
-		double().reports.generateBlocks(2500);
+	it('retries one 500 on page 2 of Return All, since reading is safe to repeat, and returns every block', async () => {
+		double().reports.generateBlocks(2500, { start: '2024-05-01T00:00:00Z', stepMs: 1000 });
 		double().reports.failPage(2, 500);
 
 		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
 
+		expect(result.error).toBeUndefined();
+		expect(result.main).toHaveLength(2500);
+		expect(new Set(result.main.map((item) => (item.contact as { id: number }).id)).size).toBe(2500);
+		expect(blockRequests().map((request) => request.status).sort()).toEqual([200, 200, 200, 500]);
+	});
+
+	it('fails naming the page and the attempts made when a page keeps failing, with no partial output', async () => {
+		double().reports.generateBlocks(2500);
+		double().reports.failPage(2, 500, 5, '0');
+
+		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+
 		expect(result.error?.message).toBe('Injected 500 on page 2 (page 2 of 3)');
+		expect(result.error?.description).toContain('Attempts made: 5.');
 		expect(result.error?.httpCode).toBe('500');
 		expect(result.main).toEqual([]);
 	});
@@ -229,5 +242,49 @@ describe('report › getBlocks and countBlocks in a workflow', () => {
 
 		expect(response.status).toBe(400);
 		expect(await response.text()).toContain('<error><message>Invalid value &apos;1001&apos; for page_size');
+	});
+
+	describe('times in the platform account’s zone', () => {
+		const recorded = Date.parse('2026-07-01T06:15:30Z');
+		const contactTimes = (item: Record<string, unknown>) => item.contact as { createdIso: string; updatedIso: string };
+
+		it('reads a Berlin account’s times as the instants recorded, with the workflow in New York', async () => {
+			double().reports.addBlock({ at: new Date(recorded), contactId: 5 });
+
+			const result = await runNode({
+				credentials: credentials({ platformTimeZone: 'Europe/Berlin' }),
+				timezone: 'America/New_York',
+				parameters: getBlocks({ returnAll: true }),
+			});
+
+			expect(result.main[0]).toMatchObject({ timestamp: '2026-07-01 08:15:30', timestampIso: '2026-07-01T08:15:30.000+02:00' });
+			expect(Date.parse(result.main[0].timestampIso as string)).toBe(recorded);
+			expect(Date.parse(contactTimes(result.main[0]).updatedIso)).toBe(recorded);
+		});
+
+		it('reads them in the workflow’s zone when Platform Time Zone is empty and both zones are the same', async () => {
+			double().timeZone = 'America/New_York';
+			double().reports.addBlock({ at: new Date(recorded), contactId: 5 });
+
+			const result = await runNode({ credentials: credentials(), timezone: 'America/New_York', parameters: getBlocks({ simplify: true }) });
+
+			expect(result.main[0].timestamp).toBe('2026-07-01T02:15:30.000-04:00');
+			expect(Date.parse(result.main[0].timestamp as string)).toBe(recorded);
+		});
+
+		it('refuses a report page that declares a DOCTYPE with entities, naming the operation and expanding nothing', async () => {
+			const page = '<?xml version="1.0"?><!DOCTYPE blocks [<!ENTITY who "INJECTED">]><blocks><block><reason>&who;</reason></block></blocks>';
+			double().faults.failNext(1, 200, { match: 'reports/blocks', body: page });
+
+			const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }), onError: 'continueRegularOutput' });
+
+			expect(result.main).toEqual([
+				{
+					error: expect.stringContaining("The service's answer to GET reports/blocks could not be read: it declares a DOCTYPE or entities"),
+					message: expect.stringContaining('Nothing of it was used'),
+				},
+			]);
+			expect(JSON.stringify(result.main)).not.toContain('INJECTED');
+		});
 	});
 });

@@ -138,6 +138,7 @@ describe('transaction › create in a workflow', () => {
 			expect(result.main[0]).toMatchObject({ queued: true, contact: { email: 'new1@example.com' } });
 			expect(result.main[1]).toEqual({
 				error: '[item 1] Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
+				message: 'Fix it in the input or in the node’s fields.',
 			});
 			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
 				{ type: 1, import: { contact: { email: 'new1@example.com', permission: 2 }, content: { 'order.id': 'A-1' } } },
@@ -306,6 +307,29 @@ describe('transaction › create in a workflow', () => {
 		expect(double().transactions.queued.map((queued) => queued.typeId)).toEqual([2, 3]);
 	});
 
+	it('leaves an empty Contact ID out and refuses one that is not a number', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...fieldsMode, contactId: '={{ $json.contactId }}' },
+			items: [
+				{ contactId: '', email: 'anna@example.com', order: { 'order.id': 'A-1' } },
+				{ contactId: 'C-1002', email: 'ben@example.com', order: { 'order.id': 'A-2' } },
+				{ contactId: 1003, email: '', order: { 'order.id': 'A-3' } },
+			],
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main.map((json) => json.queued ?? json.error)).toEqual([
+			true,
+			'[item 1] Contact ID must be the platform\'s numeric contact ID, not "C-1002"',
+			true,
+		]);
+		expect(double().transactions.queued.map((queued) => queued.transaction?.contact)).toEqual([
+			{ email: 'anna@example.com' },
+			{ id: 1003 },
+		]);
+	});
+
 	it('refuses items without type or contact, naming the item and the field', async () => {
 		const result = await runNode({
 			credentials: credentials(),
@@ -318,11 +342,12 @@ describe('transaction › create in a workflow', () => {
 			onError: 'continueRegularOutput',
 		});
 
-		expect(result.main).toEqual([
-			{ error: '[item 0] Contact E-Mail, Contact External ID or Contact ID is missing: give an e-mail address, external ID or contact ID' },
-			{ error: '[item 1] Transaction Type ID is missing: set the transaction type by ID or by name' },
-			{ error: '[item 2] Content must be a JSON object' },
+		expect(result.main.map((json) => json.error)).toEqual([
+			'[item 0] Contact E-Mail, Contact External ID or Contact ID is missing: give an e-mail address, external ID or contact ID',
+			'[item 1] Transaction Type ID is missing: set the transaction type by ID or by name',
+			'[item 2] Content must be a JSON object',
 		]);
+		expect(result.main[2].message).toBe('Give Content as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.');
 		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 });

@@ -23,7 +23,7 @@ describe('transport behaviour in a workflow', () => {
 		const result = await runNode({ credentials: credentials(), parameters });
 
 		expect(result.error?.httpCode).toBe('503');
-		expect(result.error?.description).toContain('attempts');
+		expect(result.error?.description).toContain('Attempts made: 5.');
 		expect(double().requests).toHaveLength(5);
 	});
 
@@ -37,12 +37,61 @@ describe('transport behaviour in a workflow', () => {
 		expect(double().requests).toHaveLength(1);
 	});
 
-	it('explains an HTML error page by its status instead of failing to parse it', async () => {
+	it('explains an HTML error page by its status, and does not repeat a rename the service may have done', async () => {
 		double().faults.failNext(1, 502, { body: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
 
 		const result = await runNode({ credentials: credentials(), parameters });
 
-		expect(result.error?.message).toBe('The service answered 502 Bad Gateway');
-		expect(result.error?.description).toContain('gateway');
+		expect(result.error?.message).toBe("The service answered 502 Bad Gateway; the request's outcome is unknown");
+		expect(result.error?.description).toContain('Attempts made: 1.');
+		expect(double().requests).toHaveLength(1);
+	});
+
+	it('does not resend transactions after a 500 on their POST, and every item says the outcome is unknown', async () => {
+		double().faults.failNext(1, 500, { match: 'transactions' });
+		const items = ['anna@example.com', 'ben@example.com'].map((email) => ({ type: 1, contact: { email }, content: { 'order.id': email } }));
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'transaction', operation: 'create', inputMode: 'json' },
+			items,
+			onError: 'continueRegularOutput',
+		});
+
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+		expect(result.main).toHaveLength(2);
+		for (const item of result.main) {
+			expect(item.error).toContain("Injected 500; the request's outcome is unknown");
+			expect(item.message).toContain('It was not sent again');
+			expect(item.message).toContain('Attempts made: 1.');
+		}
+	});
+
+	it('retries a read on 500, 502 and 504 and honours Retry-After given as an HTTP date', async () => {
+		double().faults.failNext(1, 500, { match: 'testsendout', retryAfter: new Date(Date.now() - 1000).toUTCString() });
+		double().faults.failNext(1, 502, { match: 'testsendout', retryAfter: '0' });
+		double().faults.failNext(1, 504, { match: 'testsendout', retryAfter: '0' });
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'mailing', operation: 'getTestSendOutResult', mailingId: 1001 },
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(result.main[0]).toMatchObject({ mailingId: 1001, state: 'success' });
+		expect(double().requests.map((request) => request.status)).toEqual([500, 502, 504, 200]);
+	});
+
+	it('does not start a check again after a 500, since the first start may have taken effect', async () => {
+		double().faults.failNext(1, 500, { match: 'checks/bounce' });
+
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'mailing', operation: 'startBounceCheck', mailingId: 1001 },
+		});
+
+		expect(result.error?.message).toBe("Injected 500; the request's outcome is unknown");
+		expect(result.error?.description).toContain('Attempts made: 1.');
+		expect(double().requestsTo('mailings/')).toHaveLength(1);
 	});
 });

@@ -1,11 +1,30 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { InputProblem } from './input';
+
+/** Any failure of one item as an n8n error carrying the item's index, so messages say `[item N]`. */
+function itemError(node: INode, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const description = error instanceof InputProblem ? error.hint : undefined;
+	return new NodeOperationError(node, error as Error, { itemIndex, description });
+}
+
+/**
+ * The one shape of an error item: `{ error, message }` with the description as `message`, the
+ * only shape (besides `{ error }`) n8n routes to the error output.
+ */
+export function errorItemJson(error: { message: string; description?: string | null }): IDataObject {
+	return error.description ? { error: error.message, message: error.description } : { error: error.message };
+}
 
 /**
  * Runs `operation` for every input item, one after the other, and pairs each result with
  * its item. With continue-on-fail (regular or error output) a failing item becomes one error
- * item and the others go on; without it the first failure stops the node. Errors that are not
- * already n8n errors are wrapped with the item's index, so messages say `[item N]`.
+ * item and the others go on; without it the first failure stops the node.
  */
 export async function runPerItem(
 	this: IExecuteFunctions,
@@ -20,13 +39,9 @@ export async function runPerItem(
 				output.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			const nodeError =
-				error instanceof NodeApiError || error instanceof NodeOperationError
-					? error
-					: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-			if (nodeError.context.itemIndex === undefined) nodeError.context.itemIndex = itemIndex;
+			const nodeError = itemError(this.getNode(), error, itemIndex);
 			if (!this.continueOnFail()) throw nodeError;
-			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+			output.push({ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } });
 		}
 	}
 	return output;

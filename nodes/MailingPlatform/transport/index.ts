@@ -1,26 +1,18 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHttpRequestMethods,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	JsonObject,
-} from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import type { ErrorDescriptions, ServiceContext } from './errors';
+import { COMMON_ERROR_DESCRIPTIONS, serviceError, serviceErrorMessage } from './errors';
+import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs } from './retry';
 import { parseXml } from './xml';
+
+export type { ErrorDescriptions, ServiceContext } from './errors';
 
 export const CREDENTIAL_TYPE = 'mailingPlatformApi';
 export const XML_MEDIA_TYPE = 'application/vnd.service.api+xml';
 
-export type ServiceContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
-
 export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | undefined;
 export type QueryParameters = Readonly<Record<string, QueryValue>>;
-
-/** What each status means for one operation, in the words of the spec's Errors table. */
-export type ErrorDescriptions = Readonly<Partial<Record<number, string>>>;
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
@@ -29,7 +21,7 @@ export interface ServiceRequest {
 	query?: QueryParameters;
 	/** A JSON body, already serialized and encoded, sent byte for byte. Without it the call is XML. */
 	jsonBody?: Buffer;
-	/** Whether sending the request twice is harmless, so a broken connection may be retried. */
+	/** Whether sending the request twice is harmless (a read), so any transient failure may be retried. */
 	repeatable: boolean;
 	errorDescriptions?: ErrorDescriptions;
 	/** Statuses the caller handles itself, returned instead of thrown. */
@@ -43,26 +35,7 @@ export interface ServiceResponse {
 	body: string;
 }
 
-export const RETRY = {
-	attempts: 5,
-	baseDelayMs: 500,
-	maxDelayMs: 30_000,
-} as const;
-
 const REQUEST_TIMEOUT_MS = 120_000;
-const RETRIED_STATUSES = new Set([429, 503]);
-/** Errors raised before a single byte reached the service: always safe to retry. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
-
-const COMMON_ERROR_DESCRIPTIONS: ErrorDescriptions = {
-	401: 'The API key was not accepted. Check the API key in the Mailing Platform API credential.',
-	403: 'The API key is valid but lacks the rights for this call. Ask the account owner to grant them, or use another key.',
-	429: `The service kept asking to slow down after ${RETRY.attempts} attempts. Run the workflow again later or with fewer items.`,
-	500: `The service failed to answer (after ${RETRY.attempts} attempts where safe). Try again later.`,
-	502: 'The service could not be reached through its gateway. Try again later.',
-	503: `The service stayed unavailable after ${RETRY.attempts} attempts. Try again later.`,
-	504: 'The service did not answer in time. Try again later.',
-};
 
 /** `{base_url}` plus path segments, each encoded as one segment, plus the query. */
 export function buildUrl(
@@ -102,31 +75,6 @@ export function readPaging(headers: ServiceResponse['headers']): Paging {
 	return { pages: toCount(headers['x-pages']), items: toCount(headers['x-items']), link: headers.link };
 }
 
-/** Seconds or an HTTP date, as `Retry-After` may carry; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-	if (value === undefined || value.trim() === '') return undefined;
-	if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Exponential backoff with jitter; the service's own `Retry-After` wins, capped. */
-export function retryDelayMs(retryNumber: number, retryAfter: string | undefined): number {
-	const requested = parseRetryAfter(retryAfter);
-	if (requested !== undefined) return Math.min(requested, RETRY.maxDelayMs);
-	const ceiling = Math.min(RETRY.baseDelayMs * 2 ** retryNumber, RETRY.maxDelayMs);
-	return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-/** The `<message>` of the service's `<error>` body, if the body is one. */
-export function serviceErrorMessage(body: string): string | undefined {
-	const parsed = parseXml(body);
-	if (!parsed.ok) return undefined;
-	const error = parsed.data.error as IDataObject | null | undefined;
-	const message = typeof error === 'object' && error !== null ? error.message : undefined;
-	return typeof message === 'string' && message !== '' ? message : undefined;
-}
-
 interface HttpResult {
 	statusCode: number;
 	statusMessage?: string;
@@ -143,24 +91,16 @@ function networkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-function apiError(
-	context: ServiceContext,
-	details: { message: string; description?: string; httpCode?: number },
-	itemIndex: number | undefined,
-): NodeApiError {
-	const httpCode = details.httpCode === undefined ? undefined : String(details.httpCode);
-	return new NodeApiError(
-		context.getNode(),
-		{ message: details.message, description: details.description ?? '', httpCode: httpCode ?? '' } as JsonObject,
-		{ message: details.message, description: details.description, httpCode, itemIndex },
-	);
+/** How messages name a request: `GET reports/blocks`. */
+export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>): string {
+	return `${request.method} ${request.path.join('/')}`;
 }
 
 /**
- * The one way this package talks to the service. Retries 429/503 and connections refused;
- * retries a broken connection only where the request is repeatable, because a transaction
- * e-mail must never go out twice. Every other failure becomes a `NodeApiError` built from the
- * service's answer alone, so no request header (and no credential) can leak into it.
+ * The one way this package talks to the service. Idempotent (`repeatable`) requests are
+ * retried on 429, 500, 502, 503, 504 and network errors; the others only where the service
+ * cannot have acted on them (429, 503, no connection), because a transaction e-mail must never
+ * go out twice. Every other failure becomes a `NodeApiError` that states the attempts made.
  */
 export async function apiRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const { baseUrl } = await this.getCredentials<{ baseUrl: string }>(CREDENTIAL_TYPE);
@@ -179,6 +119,12 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 		ignoreHttpStatusErrors: true,
 		timeout: REQUEST_TIMEOUT_MS,
 	};
+	const fail = (details: { message: string; description?: string; httpCode?: number }, attempts: number) =>
+		serviceError(
+			this,
+			{ ...details, description: [details.description, attemptsMade(attempts)].filter(Boolean).join(' ') },
+			request.itemIndex,
+		);
 
 	for (let attempt = 1; ; attempt++) {
 		let result: HttpResult;
@@ -192,25 +138,24 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			const code = networkErrorCode(error);
 			if (code === undefined) {
 				// Not a network failure: the credential refused to build the request, for example.
-				throw apiError(this, { message: (error as Error).message }, request.itemIndex);
+				throw fail({ message: (error as Error).message }, attempt);
 			}
-			const notSent = NOT_SENT_CODES.has(code);
-			if ((notSent || request.repeatable) && attempt < RETRY.attempts) {
+			const safe = neverSent(code) || request.repeatable;
+			if (safe && attempt < RETRY.attempts) {
 				await sleep(retryDelayMs(attempt - 1, undefined));
 				continue;
 			}
-			throw apiError(
-				this,
-				notSent || request.repeatable
+			throw fail(
+				safe
 					? {
 							message: 'The service could not be reached',
-							description: `${code}, tried ${attempt} times. Check the Base URL in the credential and that the service is up.`,
+							description: `${code}. Check the Base URL in the credential and that the service is up.`,
 						}
 					: {
 							message: 'The connection broke after the request was sent; its outcome is unknown',
 							description: `${code}. The service may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
 						},
-				request.itemIndex,
+				attempt,
 			);
 		}
 
@@ -219,25 +164,30 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			headers: result.headers,
 			body: typeof result.body === 'string' ? result.body : String(result.body ?? ''),
 		};
-		if (response.statusCode < 300 || request.passStatuses?.includes(response.statusCode)) {
-			return response;
-		}
-		if (RETRIED_STATUSES.has(response.statusCode) && attempt < RETRY.attempts) {
+		const status = response.statusCode;
+		if (status < 300 || request.passStatuses?.includes(status)) return response;
+		if (isRetriedStatus(status, request.repeatable) && attempt < RETRY.attempts) {
 			await sleep(retryDelayMs(attempt - 1, response.headers['retry-after']));
 			continue;
 		}
-		throw apiError(
-			this,
+		const answered = serviceErrorMessage(response.body) ?? `The service answered ${status}${result.statusMessage ? ` ${result.statusMessage}` : ''}`;
+		if (!request.repeatable && leavesOutcomeOpen(status)) {
+			throw fail(
+				{
+					message: `${answered}; the request's outcome is unknown`,
+					description: `The service answered ${status} after receiving the request, so it may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
+					httpCode: status,
+				},
+				attempt,
+			);
+		}
+		throw fail(
 			{
-				message:
-					serviceErrorMessage(response.body) ??
-					`The service answered ${response.statusCode}${result.statusMessage ? ` ${result.statusMessage}` : ''}`,
-				description:
-					request.errorDescriptions?.[response.statusCode] ??
-					COMMON_ERROR_DESCRIPTIONS[response.statusCode],
-				httpCode: response.statusCode,
+				message: answered,
+				description: request.errorDescriptions?.[status] ?? COMMON_ERROR_DESCRIPTIONS[status],
+				httpCode: status,
 			},
-			request.itemIndex,
+			attempt,
 		);
 	}
 }
@@ -248,11 +198,11 @@ export async function xmlRequest(this: ServiceContext, request: ServiceRequest):
 	if (response.body.trim() === '') return { data: {}, response };
 	const parsed = parseXml(response.body);
 	if (parsed.ok) return { data: parsed.data, response };
-	throw apiError(
+	throw serviceError(
 		this,
 		{
-			message: `The service's answer could not be read: ${parsed.problem}`,
-			description: 'If this persists, report it with the workflow to the package maintainers.',
+			message: `The service's answer to ${describeRequest(request)} could not be read: ${parsed.problem}`,
+			description: 'Nothing of it was used. If this persists, report it with the workflow to the package maintainers.',
 			httpCode: response.statusCode,
 		},
 		request.itemIndex,

@@ -3,11 +3,8 @@ import type { Paging } from './index';
 /** The largest `page_size` the service accepts. */
 export const MAX_PAGE_SIZE = 1000;
 
-/**
- * How many pages are fetched at the same time once the first page told how many there are.
- * A setting object rather than a constant so the benchmark can compare against sequential paging.
- */
-export const pagingSettings = { concurrency: 4 };
+/** How many pages are fetched at the same time once the first page told how many there are. */
+export const DEFAULT_PAGE_CONCURRENCY = 4;
 
 export interface Page<T> {
 	records: T[];
@@ -19,12 +16,14 @@ export interface Page<T> {
 export interface PagingOptions {
 	/** Stop once this many records are collected; undefined for all. */
 	limit?: number;
+	/** Pages fetched at the same time after the first; `DEFAULT_PAGE_CONCURRENCY` unless given. */
+	concurrency?: number;
 }
 
 export type PageFetcher<T> = (pageIndex: number, pageSize: number) => Promise<Page<T>>;
 
 /**
- * Pages 2..lastPage, at most `pagingSettings.concurrency` at a time, in page order. Stops at
+ * Pages 2..lastPage, at most `concurrency` at a time, in page order. Stops at
  * an empty page or one that repeats page 1 (a service ignoring `page_index`), so a wrong
  * `X-Pages` can neither loop for ever nor produce duplicates. Only records are kept, not bodies.
  */
@@ -32,6 +31,7 @@ async function fetchConcurrently<T>(
 	fetchPage: (pageIndex: number) => Promise<Page<T>>,
 	lastPage: number,
 	firstBody: string,
+	concurrency: number,
 ): Promise<T[][]> {
 	const recordsByPage = new Map<number, T[]>();
 	const failures = new Map<number, unknown>();
@@ -49,7 +49,7 @@ async function fetchConcurrently<T>(
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.max(0, Math.min(pagingSettings.concurrency, lastPage - 1)) }, worker));
+	await Promise.all(Array.from({ length: Math.max(0, Math.min(concurrency, lastPage - 1)) }, worker));
 	const ordered: T[][] = [];
 	for (let pageIndex = 2; pageIndex <= end; pageIndex++) {
 		if (failures.has(pageIndex)) throw failures.get(pageIndex);
@@ -77,7 +77,7 @@ function withPage(error: unknown, pageIndex: number, pages: number | undefined):
  * whole call: partial output would look complete.
  */
 export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: PagingOptions = {}): Promise<T[]> {
-	const { limit } = options;
+	const { limit, concurrency = DEFAULT_PAGE_CONCURRENCY } = options;
 	const pageSize = limit === undefined ? MAX_PAGE_SIZE : Math.max(1, Math.min(limit, MAX_PAGE_SIZE));
 	const wanted = limit ?? Number.POSITIVE_INFINITY;
 
@@ -99,6 +99,7 @@ export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: Pagin
 			async (pageIndex) => await fetchNumbered(pageIndex, pages),
 			Math.min(pages, Math.ceil(wanted / pageSize)),
 			first.body,
+			concurrency,
 		);
 		for (const pageRecords of laterPages) records.push(...pageRecords);
 		return records.slice(0, wanted);

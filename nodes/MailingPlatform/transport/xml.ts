@@ -1,5 +1,7 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from '../../../bundled/fastXmlParser';
 import type { IDataObject } from 'n8n-workflow';
+
+import { isPlainObject } from '../helpers/objects';
 
 /**
  * The service's XML vocabulary, from the API spec. Everything XML passes through `parseXml`,
@@ -62,9 +64,19 @@ const parser = new XMLParser({
 
 export type XmlParseResult = { ok: true; data: IDataObject } | { ok: false; problem: string };
 
-/** Parses a body of the service into plain data; malformed XML (or none) is reported, not thrown. */
+/** A document type declaration, the only place XML can declare entities. */
+const DOCUMENT_TYPE_DECLARATION = /<!(DOCTYPE|ENTITY)\b/i;
+
+/**
+ * Parses a body of the service into plain data; malformed XML (or none) is reported, not
+ * thrown. The service's vocabulary needs no DOCTYPE: one declaring entities is refused whole,
+ * so no declared entity can be expanded or leak into items as literal `&name;` text.
+ */
 export function parseXml(text: string): XmlParseResult {
 	if (!text.trimStart().startsWith('<')) return { ok: false, problem: 'The answer is not XML' };
+	if (DOCUMENT_TYPE_DECLARATION.test(text)) {
+		return { ok: false, problem: 'it declares a DOCTYPE or entities, which the service never sends; nothing was expanded' };
+	}
 	const validation = XMLValidator.validate(text);
 	if (validation !== true) {
 		return { ok: false, problem: `Malformed XML at line ${validation.err.line}: ${validation.err.msg}` };
@@ -75,11 +87,7 @@ export function parseXml(text: string): XmlParseResult {
 type Parsed = string | Parsed[] | { [name: string]: Parsed };
 
 function isNil(attributes: unknown): boolean {
-	return (
-		typeof attributes === 'object' &&
-		attributes !== null &&
-		String((attributes as Record<string, unknown>).nil).toLowerCase() === 'true'
-	);
+	return isPlainObject(attributes) && String(attributes.nil).toLowerCase() === 'true';
 }
 
 function typeInteger(value: string): number | string {

@@ -81,7 +81,7 @@ export class ReportsArea {
 	readonly unsubscriptions: UnsubscriptionEvent[] = [];
 
 	/** Statuses to answer for given page indexes (each used once), to fail one page of a report. */
-	private readonly pageFaults: Array<{ pageIndex: number; status: number }> = [];
+	private readonly pageFaults: Array<{ pageIndex: number; status: number; retryAfter?: string }> = [];
 
 	private nextContactId = 1001;
 
@@ -124,9 +124,9 @@ export class ReportsArea {
 		for (let index = 0; index < count; index++) this.unsubscriptions.push({ reason, atMs: toMillis(at) });
 	}
 
-	/** Answers `status` to the next `times` requests of page `pageIndex` of any report. */
-	failPage(pageIndex: number, status = 503, times = 1): void {
-		for (let index = 0; index < times; index++) this.pageFaults.push({ pageIndex, status });
+	/** Answers `status` (with `Retry-After` if given) to the next `times` requests of page `pageIndex` of any report. */
+	failPage(pageIndex: number, status = 503, times = 1, retryAfter?: string): void {
+		for (let index = 0; index < times; index++) this.pageFaults.push({ pageIndex, status, retryAfter });
 	}
 
 	handle(request: DoubleRequest): DoubleResponse | undefined {
@@ -219,8 +219,10 @@ export class ReportsArea {
 		const pageSize = integer(query, 'page_size', 100, 1, MAX_PAGE_SIZE) as number;
 		const fault = this.pageFaults.findIndex((candidate) => candidate.pageIndex === pageIndex);
 		if (fault >= 0) {
-			const [{ status }] = this.pageFaults.splice(fault, 1);
-			return xmlError(status, `Injected ${status} on page ${pageIndex}`);
+			const [{ status, retryAfter }] = this.pageFaults.splice(fault, 1);
+			const response = xmlError(status, `Injected ${status} on page ${pageIndex}`);
+			if (retryAfter !== undefined) response.headers = { ...response.headers, 'Retry-After': retryAfter };
+			return response;
 		}
 		const pages = Math.ceil(records.length / pageSize);
 		const link = (index: number, rel: string) => {

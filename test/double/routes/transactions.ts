@@ -1,3 +1,4 @@
+import { isPlainObject } from '../../../nodes/MailingPlatform/helpers/objects';
 import type { FaultInjector } from '../faults';
 import type { DoubleRequest, DoubleResponse } from '../http';
 import { jsonResponse, xmlError } from '../http';
@@ -30,14 +31,11 @@ const GENERIC_ORDER_FLOATS = ['subtotal', 'shipping_fee', 'tax_rate', 'tax_amoun
 const EXECUTABLE = /\.(exe|com|bat|cmd|msi|scr|pif|dll|vbs|js|jar|ps1|sh)$/i;
 const NO_CONTACT = 'No valid contact identification provided for transaction.';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A value of the content given flat (`order.total`) or grouped (`order: { total }`). */
 function contentValue(content: Record<string, unknown>, group: string, key: string): unknown {
 	if (`${group}.${key}` in content) return content[`${group}.${key}`];
 	const grouped = content[group];
-	return isObject(grouped) ? grouped[key] : undefined;
+	return isPlainObject(grouped) ? grouped[key] : undefined;
 }
 
 /**
@@ -156,9 +154,9 @@ export class TransactionsArea {
 	):
 		| { message: string; contact: Record<string, unknown> }
 		| { contactRecord: DoubleContact; typeId: number; content: Record<string, unknown> } {
-		if (!isObject(raw)) return { message: 'A transaction must be a JSON object.', contact: {} };
-		const imported = isObject(raw.import) ? raw.import : undefined;
-		const given = isObject(imported?.contact) ? imported.contact : isObject(raw.contact) ? raw.contact : {};
+		if (!isPlainObject(raw)) return { message: 'A transaction must be a JSON object.', contact: {} };
+		const imported = isPlainObject(raw.import) ? raw.import : undefined;
+		const given = isPlainObject(imported?.contact) ? imported.contact : isPlainObject(raw.contact) ? raw.contact : {};
 		const echo = Object.fromEntries(
 			Object.entries(given).filter(([key]) => ['id', 'email', 'external_id'].includes(key)),
 		);
@@ -198,7 +196,7 @@ export class TransactionsArea {
 		if (contactRecord === undefined) return refuse(NO_CONTACT);
 
 		const content = raw.content ?? imported?.content;
-		if (!isObject(content)) return refuse('The transaction content must be an object.');
+		if (!isPlainObject(content)) return refuse('The transaction content must be an object.');
 		if (typeId === 1) {
 			for (const key of GENERIC_ORDER_FLOATS) {
 				const value = contentValue(content, 'order', key);
@@ -212,7 +210,7 @@ export class TransactionsArea {
 			if (!Array.isArray(raw.attachments)) return refuse('Attachments must be an array.');
 			let total = 0;
 			for (const attachment of raw.attachments as unknown[]) {
-				if (!isObject(attachment) || typeof attachment.data !== 'string' || typeof attachment.filename !== 'string') {
+				if (!isPlainObject(attachment) || typeof attachment.data !== 'string' || typeof attachment.filename !== 'string') {
 					return refuse('Each attachment needs filename, mimetype and data.');
 				}
 				if (EXECUTABLE.test(attachment.filename) || attachment.mimetype === 'application/x-msdownload') {

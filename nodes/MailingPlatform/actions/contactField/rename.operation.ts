@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
+import { InputProblem } from '../../helpers/input';
 import { runPerItem } from '../../helpers/perItem';
 import { apiRequest } from '../../transport';
 
@@ -35,10 +35,7 @@ export async function execute(
 		const fieldName = (parameter: 'oldName' | 'newName', label: string) => {
 			const value = String(this.getNodeParameter(parameter, itemIndex, '') ?? '').trim();
 			if (value === '') {
-				throw new NodeOperationError(this.getNode(), `${label} is empty`, {
-					itemIndex,
-					description: `Enter the ${label.toLowerCase()} of the custom contact field.`,
-				});
+				throw new InputProblem(`${label} is empty`, `Enter the ${label.toLowerCase()} of the custom contact field.`);
 			}
 			return value;
 		};

@@ -27,9 +27,9 @@ export function startCheckOperation(kind: CheckKind): {
 			await apiRequest.call(this, {
 				method: 'POST',
 				path: ['mailings', mailingId, 'checks', kind.pathSegment],
-				// Harmless to send again: a start while the check runs is refused with 400 (and the
-				// description then tells what is true: the check is running).
-				repeatable: true,
+				// Not repeated after a 500 or a broken connection: the check may have started, and a
+				// second start would be refused with 400, misreporting the first one.
+				repeatable: false,
 				itemIndex,
 				errorDescriptions: {
 					400: `A ${kind.label} check of mailing ${mailingId} is already running. A check takes about a minute: start it again later, or just wait for the running one.`,

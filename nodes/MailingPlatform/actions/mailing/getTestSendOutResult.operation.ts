@@ -1,9 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
+import { isPlainObject } from '../../helpers/objects';
 import { runPerItem } from '../../helpers/perItem';
 import { xmlRequest } from '../../transport';
+import { serviceError } from '../../transport/errors';
 import { mailingIdProperty, readMailingId } from './values';
 
 export const description: INodeProperties[] = showFor('mailing', 'getTestSendOutResult', [mailingIdProperty]);
@@ -22,16 +23,18 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			},
 		});
 		const result = data.sendoutcheck;
-		if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-			const message = 'The service answered without a sendoutcheck element';
-			throw new NodeApiError(
-				this.getNode(),
-				{ message } as JsonObject,
-				{ message, description: 'If this persists, report it with the workflow to the package maintainers.', itemIndex },
+		if (!isPlainObject(result)) {
+			throw serviceError(
+				this,
+				{
+					message: 'The service answered without a sendoutcheck element',
+					description: 'If this persists, report it with the workflow to the package maintainers.',
+				},
+				itemIndex,
 			);
 		}
 		// Elements the spec does not name pass through; a state it does not list is kept as is.
-		const { mailingid, timestamp, state, ...others } = result as IDataObject;
+		const { mailingid, timestamp, state, ...others } = result;
 		return {
 			mailingId: typeof mailingid === 'number' ? mailingid : mailingId,
 			timestamp: timestamp ?? null,

@@ -2,10 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
+import { platformTimeZone } from '../../helpers/timeZone';
 import { apiRequest } from '../../transport';
 import type { ScheduleInput } from './scheduleParameters';
 import { buildSchedule, FIELD_LABELS } from './scheduleParameters';
-import { mailingIdProperty, readMailingId, refuseBadInput } from './values';
+import { mailingIdProperty, readMailingId } from './values';
 
 const withDispatch = (...options: string[]) => ({ show: { dispatchOption: options } });
 const endInHours = {
@@ -32,7 +33,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		default: '',
 		required: true,
 		description:
-			"When the mailing is sent, as wall-clock time in the workflow's timezone (Workflow Settings). A value with an offset or Z is converted to that timezone. Seconds are ignored.",
+			"When the mailing is sent, read in the workflow's timezone (Workflow Settings); a value with an offset or Z is taken as it is. It is sent as wall-clock time in the credential's Platform Time Zone. Seconds are ignored.",
 	},
 	{
 		displayName: FIELD_LABELS.activate,
@@ -124,7 +125,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		default: '',
 		// Not marked required: with an expression as Dispatch Option every field shows, and an
 		// empty required one would block the workflow. An empty value is refused when used.
-		description: "When sending must be finished, in the workflow's timezone; must be after Scheduled At",
+		description: "When sending must be finished, read like Scheduled At; must be after it",
 	},
 	{
 		displayName: FIELD_LABELS.clicksAsResponseReference,
@@ -175,13 +176,13 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 const INPUT_NAMES = Object.keys(FIELD_LABELS) as Array<keyof typeof FIELD_LABELS>;
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const timeZone = this.getTimezone();
 	return await runPerItem.call(this, items, async (itemIndex) => {
+		const zones = { workflow: this.getTimezone(), platform: await platformTimeZone.call(this) };
 		const mailingId = readMailingId.call(this, itemIndex);
 		const input: ScheduleInput = {};
 		// Parameters hidden for the chosen option are absent: read them as not set.
 		for (const name of INPUT_NAMES) input[name] = this.getNodeParameter(name, itemIndex, null);
-		const schedule = refuseBadInput(this.getNode(), itemIndex, () => buildSchedule(input, timeZone));
+		const schedule = buildSchedule(input, zones);
 
 		// The answer's body is not specified: only the status counts.
 		await apiRequest.call(this, {
@@ -192,15 +193,15 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			repeatable: true,
 			itemIndex,
 			errorDescriptions: {
-				400: `The service refused the schedule: the date is in the past or not a date (the time is read in the platform account's timezone; this node sent wall-clock time in ${timeZone}, the workflow's timezone). Only mailings of type REGULAR can be scheduled.`,
+				400: `The service refused the schedule: the date is in the past or not a date. It was sent as ${schedule.scheduled.date} ${schedule.scheduled.hours}:${schedule.scheduled.minutes}, wall-clock time in ${zones.platform}; if the platform account runs in another zone, set Platform Time Zone in the credential. Only mailings of type REGULAR can be scheduled.`,
 				404: `Mailing ${mailingId} was not found, or (as the service documents this answer) no schedule is set for it. Check Mailing ID.`,
 				405: `Mailing ${mailingId} is sealed (already sent out), so it can no longer be scheduled.`,
 			},
 		});
-		const { date, hours, minutes } = schedule.scheduled;
+		const { date, hours, minutes, timeZone } = schedule.scheduled;
 		return {
 			mailingId,
-			scheduled: { date, hours: Number(hours), minutes: Number(minutes) },
+			scheduled: { date, hours: Number(hours), minutes: Number(minutes), timeZone },
 			activated: schedule.activated,
 			...(Object.keys(schedule.dispatch).length === 0 ? {} : { dispatch: schedule.dispatch }),
 			// Exactly the query the service received, e.g. hours "09".

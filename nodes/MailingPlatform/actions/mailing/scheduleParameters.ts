@@ -2,7 +2,8 @@ import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { parseDateTime } from '../../helpers/dateTime';
-import { InputProblem, readBoolean, readChoice, readInteger } from './values';
+import { InputProblem } from '../../helpers/input';
+import { readBoolean, readChoice, readInteger } from './values';
 
 /**
  * Turns the schedule parameters into the query of POST mailings/:id/schedule, refusing
@@ -40,10 +41,20 @@ export const FIELD_LABELS = {
 
 export type ScheduleInput = { -readonly [name in keyof typeof FIELD_LABELS]?: unknown };
 
+/**
+ * The user picks times in the workflow's zone; the service reads its `date`/`hours`/`minutes`
+ * and `dispatchEndExactDatetime` as wall-clock time of the platform account's zone.
+ */
+export interface ScheduleZones {
+	workflow: string;
+	platform: string;
+}
+
 export interface Schedule {
 	/** Query parameters in the order they are sent. */
 	query: Record<string, string | number | boolean>;
-	scheduled: { date: string; hours: string; minutes: string };
+	/** What was sent: wall-clock time in `timeZone`, the platform's. */
+	scheduled: { date: string; hours: string; minutes: string; timeZone: string };
 	activated: boolean;
 	dispatch: IDataObject;
 }
@@ -108,7 +119,8 @@ export function normaliseAllowedHours(text: string, field = FIELD_LABELS.allowed
 	return parts.join(',');
 }
 
-export function buildSchedule(input: ScheduleInput, timeZone: string, now: DateTime = DateTime.now()): Schedule {
+export function buildSchedule(input: ScheduleInput, zones: ScheduleZones, now: DateTime = DateTime.now()): Schedule {
+	const timeZone = zones.workflow;
 	const start = readDateTime(input.scheduledAt, FIELD_LABELS.scheduledAt, timeZone);
 	if (start < now.setZone(timeZone).startOf('minute')) {
 		throw new InputProblem(
@@ -116,13 +128,18 @@ export function buildSchedule(input: ScheduleInput, timeZone: string, now: DateT
 			`Choose a time after now (${now.setZone(timeZone).toFormat(WALL_CLOCK)} in ${timeZone}, the workflow's timezone).`,
 		);
 	}
-	const scheduled = { date: start.toFormat('yyyy-MM-dd'), hours: start.toFormat('HH'), minutes: start.toFormat('mm') };
+	const platformStart = start.setZone(zones.platform);
+	const scheduled = {
+		date: platformStart.toFormat('yyyy-MM-dd'),
+		hours: platformStart.toFormat('HH'),
+		minutes: platformStart.toFormat('mm'),
+	};
 	const activated = isEmpty(input.activate) ? true : readBoolean(input.activate, FIELD_LABELS.activate);
 	const option = isEmpty(input.dispatchOption)
 		? 'none'
 		: readChoice(input.dispatchOption, FIELD_LABELS.dispatchOption, DISPATCH_OPTIONS);
 
-	const dispatch: IDataObject = option === 'none' ? {} : { dispatchOption: option, ...dispatchEnd(option, input, start, timeZone) };
+	const dispatch: IDataObject = option === 'none' ? {} : { dispatchOption: option, ...dispatchEnd(option, input, start, zones) };
 	if (option === 'hour' || option === 'weekdayhour') {
 		dispatch.clicksAsResponseReference = isEmpty(input.clicksAsResponseReference)
 			? false
@@ -157,15 +174,16 @@ export function buildSchedule(input: ScheduleInput, timeZone: string, now: DateT
 	const query: Schedule['query'] = { ...scheduled };
 	for (const [name, value] of Object.entries(dispatch)) query[name] = value as string | number | boolean;
 	query.activate = activated;
-	return { query, scheduled, activated, dispatch };
+	return { query, scheduled: { ...scheduled, timeZone: zones.platform }, activated, dispatch };
 }
 
 function dispatchEnd(
 	option: Exclude<DispatchOption, 'none'>,
 	input: ScheduleInput,
 	start: DateTime,
-	timeZone: string,
+	zones: ScheduleZones,
 ): IDataObject {
+	const timeZone = zones.workflow;
 	const rules = Object.entries(DISPATCH_END_RULES[option]);
 	const offered = rules.map(([candidate]) => candidate);
 	const [end, rule] = rules.find(([candidate]) => candidate === input.dispatchEnd) ?? [];
@@ -183,7 +201,7 @@ function dispatchEnd(
 				`Choose an end after the start of the mailing, both in the workflow's timezone (${timeZone}).`,
 			);
 		}
-		return { dispatchEndExactDatetime: at.toFormat(WALL_CLOCK) };
+		return { dispatchEndExactDatetime: at.setZone(zones.platform).toFormat(WALL_CLOCK) };
 	}
 	const name = end === 'inHours' ? 'dispatchEndInHours' : 'dispatchEndInDays';
 	const label = `${FIELD_LABELS[name]} (with dispatch option ${option})`;

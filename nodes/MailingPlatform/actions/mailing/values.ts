@@ -1,29 +1,12 @@
-import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { InputProblem } from '../../helpers/input';
 
 /**
  * Readers for parameter values that may come from expressions: an expression can give a
  * string where the field holds a number or boolean, so typed and computed values go through
- * the same checks. Problems are `InputProblem`s naming the field; the caller adds the item.
+ * the same checks. Problems are `InputProblem`s naming the field; `runPerItem` adds the item.
  */
-export class InputProblem extends Error {
-	constructor(
-		message: string,
-		readonly hint: string,
-	) {
-		super(message);
-	}
-}
-
-/** Runs `read`, turning a refused value into an error that names the item and says how to fix it. */
-export function refuseBadInput<T>(node: INode, itemIndex: number, read: () => T): T {
-	try {
-		return read();
-	} catch (error) {
-		const hint = error instanceof InputProblem ? error.hint : undefined;
-		throw new NodeOperationError(node, error as Error, { itemIndex, description: hint });
-	}
-}
 
 /** An integer within `min`..`max`, given as a number or as digits ("12" is fine, "12a" is not). */
 export function readInteger(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -74,7 +57,5 @@ export const mailingIdProperty: INodeProperties = {
 };
 
 export function readMailingId(this: IExecuteFunctions, itemIndex: number): number {
-	return refuseBadInput(this.getNode(), itemIndex, () =>
-		readInteger(this.getNodeParameter('mailingId', itemIndex), 'Mailing ID', 1),
-	);
+	return readInteger(this.getNodeParameter('mailingId', itemIndex), 'Mailing ID', 1);
 }

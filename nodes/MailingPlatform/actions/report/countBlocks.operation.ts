@@ -1,12 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { BLOCK_ERROR_DESCRIPTIONS } from '../../helpers/blockReport';
 import { showFor } from '../../helpers/displayOptions';
+import { isPlainObject } from '../../helpers/objects';
 import { runPerItem } from '../../helpers/perItem';
-import { apiRequest } from '../../transport';
+import { apiRequest, describeRequest } from '../../transport';
+import { serviceError } from '../../transport/errors';
 import { parseXml } from '../../transport/xml';
 import { blockFilterQuery, blockFilters } from './filters';
-import { BLOCK_ERROR_DESCRIPTIONS } from './getBlocks.operation';
 
 export const description: INodeProperties[] = showFor('report', 'countBlocks', [blockFilters]);
 
@@ -14,17 +15,18 @@ export const description: INodeProperties[] = showFor('report', 'countBlocks', [
 function findCount(value: unknown): number | undefined {
 	if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 	if (typeof value === 'string') return /^\d+$/.test(value.trim()) ? findCount(Number(value.trim())) : undefined;
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-	const entries = Object.entries(value as IDataObject);
-	if ('count' in value) return findCount((value as IDataObject).count);
-	return entries.length === 1 ? findCount(entries[0][1]) : undefined;
+	if (!isPlainObject(value)) return undefined;
+	if ('count' in value) return findCount(value.count);
+	const entries = Object.values(value);
+	return entries.length === 1 ? findCount(entries[0]) : undefined;
 }
 
-function readCount(body: string): number | undefined {
+/** The count in the answer; undefined if it holds none, a parse problem if its XML is refused. */
+function readCount(body: string): number | undefined | { problem: string } {
 	const text = body.trim();
 	if (text.startsWith('<')) {
 		const parsed = parseXml(text);
-		return parsed.ok ? findCount(parsed.data) : undefined;
+		return parsed.ok ? findCount(parsed.data) : { problem: parsed.problem };
 	}
 	if (text.startsWith('{')) {
 		try {
@@ -38,24 +40,29 @@ function readCount(body: string): number | undefined {
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await runPerItem.call(this, items, async (itemIndex) => {
-		const response = await apiRequest.call(this, {
+		const request = {
 			method: 'GET',
 			path: ['reports', 'blocks', 'count'],
 			query: blockFilterQuery(this, itemIndex),
 			repeatable: true,
 			itemIndex,
 			errorDescriptions: BLOCK_ERROR_DESCRIPTIONS,
-		});
+		} as const;
+		const response = await apiRequest.call(this, request);
 		const count = readCount(response.body);
-		if (count === undefined) {
-			const message = 'The service’s answer to the block count holds no count';
-			throw new NodeApiError(this.getNode(), { message } as JsonObject, {
+		if (typeof count === 'number') return { count };
+		const message =
+			count === undefined
+				? `The service’s answer to ${describeRequest(request)} holds no count`
+				: `The service's answer to ${describeRequest(request)} could not be read: ${count.problem}`;
+		throw serviceError(
+			this,
+			{
 				message,
 				description: `It answered: ${response.body.slice(0, 200)}. If this persists, report it to the package maintainers.`,
-				httpCode: String(response.statusCode),
-				itemIndex,
-			});
-		}
-		return { count };
+				httpCode: response.statusCode,
+			},
+			itemIndex,
+		);
 	});
 }

@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
-import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { parseDateTime } from '../../helpers/dateTime';
+import { InputProblem } from '../../helpers/input';
+import { newStatusFilter, reasonsFilter, statusOptions } from '../../helpers/blockReport';
 import { splitList } from '../../helpers/lists';
 import type { QueryParameters } from '../../transport';
 
@@ -22,35 +23,6 @@ const toDate: INodeProperties = {
 	default: '',
 	description:
 		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
-};
-
-const statusOptions = [
-	{ name: 'Allowed', value: 'allowed' },
-	{ name: 'Blocked', value: 'blocked' },
-];
-
-const reasonOptions = [
-	{ name: 'Blacklist', value: 'blacklist' },
-	{ name: 'Bounce Policy', value: 'bounce_policy' },
-];
-
-/** Filters the block report and the trigger share. */
-export const newStatusFilter: INodeProperties = {
-	displayName: 'New Status',
-	name: 'newStatus',
-	type: 'options',
-	options: statusOptions,
-	default: 'blocked',
-	description: 'Only changes to this status',
-};
-
-export const reasonsFilter: INodeProperties = {
-	displayName: 'Reasons',
-	name: 'reasons',
-	type: 'multiOptions',
-	options: reasonOptions,
-	default: [],
-	description: 'Only changes with one of these reasons',
 };
 
 /** What selects the block records; getBlocks and countBlocks share these. */
@@ -161,38 +133,27 @@ export const periodFilters: INodeProperties = {
 };
 
 /** Milliseconds since the epoch of a date-time parameter; wall-clock values are read in `timeZone`. */
-export function toEpochMillis(
-	node: INode,
-	value: unknown,
-	timeZone: string,
-	label: string,
-	itemIndex: number,
-): number | undefined {
+export function toEpochMillis(value: unknown, timeZone: string, label: string): number | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
 	const time = typeof value === 'number' ? DateTime.fromMillis(value) : parseDateTime(value, timeZone);
 	if (time === undefined || !time.isValid) {
-		throw new NodeOperationError(node, `${label} is not a valid date and time: "${String(value)}"`, {
-			itemIndex,
-			description: `Pick a date in ${label}, or give an ISO 8601 value such as 2024-05-01T00:00:00.`,
-		});
+		throw new InputProblem(
+			`${label} is not a valid date and time: "${String(value)}"`,
+			`Pick a date in ${label}, or give an ISO 8601 value such as 2024-05-01T00:00:00.`,
+		);
 	}
 	return time.toMillis();
 }
 
 /** `from_date` and `to_date` from a filters collection, refusing a period that ends before it starts. */
-export function periodQuery(
-	context: IExecuteFunctions,
-	filters: IDataObject,
-	itemIndex: number,
-): { from_date?: number; to_date?: number } {
-	const timeZone = context.getTimezone();
-	const from = toEpochMillis(context.getNode(), filters.fromDate, timeZone, 'From', itemIndex);
-	const to = toEpochMillis(context.getNode(), filters.toDate, timeZone, 'To', itemIndex);
+export function periodQuery(filters: IDataObject, timeZone: string): { from_date?: number; to_date?: number } {
+	const from = toEpochMillis(filters.fromDate, timeZone, 'From');
+	const to = toEpochMillis(filters.toDate, timeZone, 'To');
 	if (from !== undefined && to !== undefined && from > to) {
-		throw new NodeOperationError(context.getNode(), 'From is after To', {
-			itemIndex,
-			description: 'From is inclusive and To is exclusive: choose a From that is not later than To.',
-		});
+		throw new InputProblem(
+			'From is after To',
+			'From is inclusive and To is exclusive: choose a From that is not later than To.',
+		);
 	}
 	return { from_date: from, to_date: to };
 }
@@ -203,14 +164,14 @@ export function blockFilterQuery(context: IExecuteFunctions, itemIndex: number):
 	const contactIds = splitList(filters.contactIds);
 	const badId = contactIds.find((id) => !/^\d+$/.test(id));
 	if (badId !== undefined) {
-		throw new NodeOperationError(context.getNode(), `Contact IDs contains "${badId}", which is not a contact ID`, {
-			itemIndex,
-			description: 'Contact IDs are whole numbers, separated by commas, e.g. 1001, 1002.',
-		});
+		throw new InputProblem(
+			`Contact IDs contains "${badId}", which is not a contact ID`,
+			'Contact IDs are whole numbers, separated by commas, e.g. 1001, 1002.',
+		);
 	}
 	const reasons = splitList(filters.reasons);
 	return {
-		...periodQuery(context, filters, itemIndex),
+		...periodQuery(filters, context.getTimezone()),
 		ids: contactIds,
 		emails: splitList(filters.emails),
 		eids: splitList(filters.externalIds),

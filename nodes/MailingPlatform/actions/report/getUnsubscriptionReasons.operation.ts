@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
+import { fetchReportPage } from '../../transport/reportPage';
 import { periodFilters, periodQuery } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
@@ -37,17 +38,20 @@ export const description: INodeProperties[] = showFor('report', 'getUnsubscripti
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await runPerItem.call(this, items, async (itemIndex) => {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		const reasons = await fetchReport.call(this, {
+		const request = {
 			path: ['reports', 'unsubscriptions', 'reasons'],
 			query: {
-				...periodQuery(this, filters, itemIndex),
+				...periodQuery(filters, this.getTimezone()),
 				order: this.getNodeParameter('orderBy', itemIndex, 'count') as string,
 				asc: this.getNodeParameter('ascending', itemIndex) as boolean,
 			},
 			listElement: 'unsubscription_reasons',
 			itemIndex,
 			errorDescriptions: { 400: 'The service refused the request. Check From, To and Order By.' },
-		});
+		};
+		const reasons = await fetchReport.call(this, itemIndex, async (pageIndex, pageSize) =>
+			await fetchReportPage.call(this, request, pageIndex, pageSize),
+		);
 		return reasons.map((entry) => ({ reason: entry.reason ?? null, count: entry.count ?? null }));
 	});
 }

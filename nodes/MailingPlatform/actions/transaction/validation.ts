@@ -1,4 +1,5 @@
 /** Checks of one transaction before anything is sent: pure, the messages name the field. */
+import { isPlainObject } from '../../helpers/objects';
 
 export const MAX_ATTACHMENT_BYTES = 1_000_000;
 
@@ -64,10 +65,6 @@ export function base64DecodedBytes(data: string): number {
 	const text = data.replace(/\s+/g, '');
 	const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
 	return Math.floor((text.length * 3) / 4) - padding;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function hasIdentification(contact: Record<string, unknown>): boolean {

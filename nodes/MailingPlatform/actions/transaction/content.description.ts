@@ -1,0 +1,97 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const GENERIC_ORDER_KEYS_TEXT =
+	'order.id, order.date, order.date_formatted, order.currency, order.url, order.items and order.attachments (lists of objects), ' +
+	'order.subtotal, order.shipping_fee, order.tax_rate, order.tax_amount, order.credit, order.total (numbers), ' +
+	'billing.fullname, billing.address.line1–5, billing.contact1–2, billing.method.type, billing.method.detail1–5, ' +
+	'billing.due_date(_formatted), shipping.fullname, shipping.address.line1–5, shipping.contact1–2, shipping.method, ' +
+	'shipping.tracking_code, shipping.tracking_url, shipping.delivery_date.earliest/latest(_formatted), ' +
+	'customer.salutation, customer.full_name, customer.id, generic_fields.string1–10';
+
+const CONTENT_EXAMPLE = JSON.stringify({
+	'order.id': 'A-1001',
+	'order.currency': 'EUR',
+	'order.total': 59.9,
+	'order.items': [{ title: 'Mug', quantity: 2, price: 12.5 }],
+	billing: { fullname: 'Anna Example', 'address.line1': 'Main Street 1' },
+});
+
+/** The transaction's content in Fields input mode: JSON as before, or fields mapped onto the generic order type. */
+export const contentProperties: INodeProperties[] = [
+	{
+		displayName: 'Content Mode',
+		name: 'contentMode',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'JSON', value: 'json', description: 'Write the content as one JSON object' },
+			{
+				name: 'Map Generic Order Fields',
+				value: 'mapped',
+				description: 'Map input fields to the keys of the generic order type, with their types checked',
+			},
+		],
+		default: 'json',
+	},
+	{
+		displayName: 'Content',
+		name: 'content',
+		type: 'json',
+		default: '{}',
+		displayOptions: { show: { contentMode: ['json'] } },
+		hint: `Generic order example: ${CONTENT_EXAMPLE}`,
+		description: `Transaction content as a JSON object, with flat dotted keys or grouped objects; numbers must be numbers. Keys of the generic order type: ${GENERIC_ORDER_KEYS_TEXT}.`,
+	},
+	{
+		displayName: 'Content Fields',
+		name: 'contentFields',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null, attemptToConvertTypes: true, convertFieldsToString: true },
+		required: true,
+		displayOptions: { show: { contentMode: ['mapped'] } },
+		typeOptions: {
+			resourceMapper: {
+				resourceMapperMethod: 'getGenericOrderFields',
+				mode: 'add',
+				fieldWords: { singular: 'key', plural: 'keys' },
+				addAllFields: false,
+				supportAutoMap: true,
+				showTypeConversionOptions: true,
+			},
+		},
+		description:
+			'Keys of the generic order type with their types from the API spec, sent as flat dotted keys. Empty fields are left out.',
+	},
+	{
+		displayName: 'Extra Content Fields',
+		name: 'extraContentFields',
+		type: 'fixedCollection',
+		placeholder: 'Add Extra Field',
+		typeOptions: { multipleValues: true },
+		default: {},
+		displayOptions: { show: { contentMode: ['mapped'] } },
+		description: 'Custom attributes or other keys of your transaction type, sent unchanged. Empty values are left out.',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{
+						displayName: 'Key',
+						name: 'key',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. generic_fields.number1',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+					},
+				],
+			},
+		],
+	},
+];

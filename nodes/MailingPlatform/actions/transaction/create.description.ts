@@ -1,0 +1,178 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { showFor } from '../../helpers/displayOptions';
+import { contentProperties } from './content.description';
+import { SPEC_MAX_REQUEST_BYTES } from './packing';
+
+const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
+	properties.map((property) => ({
+		...property,
+		displayOptions: { ...property.displayOptions, show: { ...property.displayOptions?.show, inputMode: ['fields'] } },
+	}));
+
+export const description: INodeProperties[] = showFor('transaction', 'create', [
+	{
+		displayName:
+			'All input items are sent together in as few requests as possible; each output item tells whether its transaction was queued',
+		name: 'batchingNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Input Mode',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Fields', value: 'fields', description: 'Build each transaction from the fields below' },
+			{ name: 'JSON', value: 'json', description: 'Each item (or the Transaction JSON expression) is one transaction in the API’s own shape' },
+		],
+		default: 'fields',
+	},
+	{
+		displayName: 'Transaction JSON',
+		name: 'transactionJson',
+		type: 'json',
+		default: '={{ $json }}',
+		displayOptions: { show: { inputMode: ['json'] } },
+		description:
+			'One transaction as the API expects it, e.g. {"type": 1, "contact": {"email": "anna@example.com"}, "content": {"order.total": 59.9}}',
+	},
+	...inFieldsMode([
+		{
+			displayName: 'Transaction Type By',
+			name: 'typeBy',
+			type: 'options',
+			options: [
+				{ name: 'ID', value: 'id' },
+				{ name: 'Name', value: 'name', description: 'Stays valid when the type’s ID changes' },
+			],
+			default: 'id',
+		},
+		{
+			displayName: 'Transaction Type ID',
+			name: 'typeId',
+			type: 'number',
+			default: 0,
+			required: true,
+			typeOptions: { minValue: 0 },
+			displayOptions: { show: { typeBy: ['id'] } },
+			description: 'Numeric ID of the transaction type, as shown in the platform',
+		},
+		{
+			displayName:
+				'Set the Transaction Type ID: 0 is no type, and every item would be refused. Find the ID in the platform, or choose the type by name.',
+			name: 'typeIdNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { typeBy: ['id'], typeId: [0] } },
+		},
+		{
+			displayName: 'Transaction Type Name',
+			name: 'typeName',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. generic order',
+			displayOptions: { show: { typeBy: ['name'] } },
+		},
+		{
+			displayName: 'Contact Mode',
+			name: 'contactMode',
+			type: 'options',
+			options: [
+				{ name: 'Existing Contact', value: 'existing', description: 'The contact must exist already' },
+				{
+					name: 'Create If Missing',
+					value: 'import',
+					description: 'Creates a missing contact with its e-mail (and external ID) and the given permission',
+				},
+			],
+			default: 'existing',
+		},
+		{
+			displayName: 'Contact E-Mail',
+			name: 'contactEmail',
+			type: 'string',
+			placeholder: 'name@email.com',
+			default: '',
+			description: 'Left out when empty. Required to create a missing contact.',
+		},
+		{
+			displayName: 'Contact External ID',
+			name: 'contactExternalId',
+			type: 'string',
+			default: '',
+			description: 'Your own ID of the contact, e.g. the shop’s customer ID. Left out when empty.',
+		},
+		{
+			displayName: 'Contact ID',
+			name: 'contactId',
+			// Text, so that an unset ID shows empty rather than as 0; the value is sent as a number.
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 1001',
+			description: 'The platform’s numeric ID of the contact. Left out when empty.',
+		},
+		{
+			displayName: 'Permission',
+			name: 'permission',
+			type: 'options',
+			options: [2, 3, 4, 5, 6].map((value) => ({ name: String(value), value })),
+			default: 2,
+			displayOptions: { show: { contactMode: ['import'] } },
+			description:
+				'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
+		},
+		...contentProperties,
+	]),
+	{
+		displayName:
+			'Transactions the service does not queue come out with <code>queued: false</code> and the reason in <code>message</code>. To handle them apart, set Settings › On Error to “Continue (using error output)”.',
+		name: 'notQueuedNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Attachment Binary Properties',
+				name: 'attachmentBinaryProperties',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. invoice, terms',
+				description:
+					'Comma-separated binary properties of the item to attach. At most 1,000,000 bytes per transaction; executable files are refused.',
+			},
+			{
+				displayName: 'Ignore Invalid Transactions',
+				name: 'ignoreInvalidTransactions',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether the service queues the valid transactions of a request and reports the invalid ones. When off, one invalid transaction fails its whole request.',
+			},
+			{
+				displayName: 'Max Request Bytes',
+				name: 'maxRequestBytes',
+				type: 'number',
+				default: SPEC_MAX_REQUEST_BYTES,
+				typeOptions: { minValue: 1024, maxValue: SPEC_MAX_REQUEST_BYTES },
+				description: 'Largest body of one request. Lower it only if your account has a lower limit.',
+			},
+			{
+				displayName: 'Validate Generic Order Content',
+				name: 'validateGenericOrderContent',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to check content given as JSON against the generic order type before sending: numeric text such as "59.90" becomes a number, and an item whose value cannot take its key’s type (e.g. "12,5" for order.tax_rate) is refused. Mapped fields are always checked.',
+			},
+		],
+	},
+]);

@@ -1,0 +1,27 @@
+import { IANAZone } from 'luxon';
+import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE } from '../transport';
+
+/** Whether `zone` names an IANA time zone (e.g. Europe/Berlin); empty is not one. */
+export function isTimeZone(zone: string): boolean {
+	return zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
+}
+
+/**
+ * The platform account's time zone, in which the service writes and reads every wall-clock
+ * time: the credential's Platform Time Zone, or the workflow's zone when that is empty.
+ */
+export async function platformTimeZone(this: IExecuteFunctions | IPollFunctions): Promise<string> {
+	const credentials = await this.getCredentials<{ platformTimeZone?: string }>(CREDENTIAL_TYPE);
+	const configured = String(credentials.platformTimeZone ?? '').trim();
+	if (configured === '') return this.getTimezone();
+	if (!isTimeZone(configured)) {
+		throw new NodeOperationError(this.getNode(), `Platform Time Zone "${configured}" in the credential is not a time zone`, {
+			description:
+				'Enter the account’s zone as an IANA name such as Europe/Berlin (it is shown in the platform’s account settings), or leave it empty to use the workflow’s timezone.',
+		});
+	}
+	return configured;
+}

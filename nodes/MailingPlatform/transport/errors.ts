@@ -1,0 +1,52 @@
+import type { IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { isPlainObject } from '../helpers/objects';
+import { parseXml } from './xml';
+
+export type ServiceContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+/** What each status means for one operation, in the words of the spec's Errors table. */
+export type ErrorDescriptions = Readonly<Partial<Record<number, string>>>;
+
+export const COMMON_ERROR_DESCRIPTIONS: ErrorDescriptions = {
+	401: 'The API key was not accepted. Check the API key in the Mailing Platform API credential.',
+	403: 'The API key is valid but lacks the rights for this call. Ask the account owner to grant them, or use another key.',
+	429: 'The service kept asking to slow down. Run the workflow again later or with fewer items.',
+	500: 'The service failed to answer. Try again later.',
+	502: 'The service could not be reached through its gateway. Try again later.',
+	503: 'The service stayed unavailable. Try again later.',
+	504: 'The service did not answer in time. Try again later.',
+};
+
+export interface ServiceErrorDetails {
+	message: string;
+	description?: string;
+	httpCode?: number | string;
+}
+
+/**
+ * The one builder of this package's `NodeApiError`: from the service's answer and our own
+ * words only, so no request header (and no credential) can leak into it.
+ */
+export function serviceError(context: ServiceContext, details: ServiceErrorDetails, itemIndex?: number): NodeApiError {
+	const httpCode = details.httpCode === undefined ? undefined : String(details.httpCode);
+	const error = new NodeApiError(
+		context.getNode(),
+		{ message: details.message, description: details.description ?? '', httpCode: httpCode ?? '' } as JsonObject,
+		{ message: details.message, description: details.description, httpCode, itemIndex },
+	);
+	// NodeApiError swaps messages naming a network code for a generic "retry" text; ours are
+	// precise about what happened and whether it is safe to retry, so they stay.
+	error.message = details.message;
+	return error;
+}
+
+/** The `<message>` of the service's `<error>` body, if the body is one. */
+export function serviceErrorMessage(body: string): string | undefined {
+	const parsed = parseXml(body);
+	if (!parsed.ok) return undefined;
+	const error = parsed.data.error;
+	const message = isPlainObject(error) ? error.message : undefined;
+	return typeof message === 'string' && message !== '' ? message : undefined;
+}

@@ -1,0 +1,52 @@
+/**
+ * When a failed request may be sent again. Idempotent requests (reads) are retried on the
+ * statuses below and on any network error; the others only when the service cannot have
+ * acted on them: it said so (429, 503) or the connection was never made.
+ */
+export const RETRY = {
+	attempts: 5,
+	baseDelayMs: 500,
+	maxDelayMs: 30_000,
+} as const;
+
+/** Statuses after which the service has not acted on the request, so any request may be resent. */
+const NOT_TAKEN_STATUSES = new Set([429, 503]);
+/** Statuses after which a read is worth repeating; a write might have taken effect. */
+const TRANSIENT_STATUSES = new Set([500, 502, 504, ...NOT_TAKEN_STATUSES]);
+/** Network errors raised before a single byte reached the service. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
+
+export function isRetriedStatus(status: number, repeatable: boolean): boolean {
+	return repeatable ? TRANSIENT_STATUSES.has(status) : NOT_TAKEN_STATUSES.has(status);
+}
+
+/** Whether a status leaves the outcome of a request that is not repeatable open. */
+export function leavesOutcomeOpen(status: number): boolean {
+	return TRANSIENT_STATUSES.has(status) && !NOT_TAKEN_STATUSES.has(status);
+}
+
+/** Whether the request never left this machine, so even a transaction may be sent again. */
+export function neverSent(code: string): boolean {
+	return NOT_SENT_CODES.has(code);
+}
+
+/** Seconds or an HTTP date, as `Retry-After` may carry; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+	if (value === undefined || value.trim() === '') return undefined;
+	if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Exponential backoff with jitter; the service's own `Retry-After` wins, capped. */
+export function retryDelayMs(retryNumber: number, retryAfter: string | undefined): number {
+	const requested = parseRetryAfter(retryAfter);
+	if (requested !== undefined) return Math.min(requested, RETRY.maxDelayMs);
+	const ceiling = Math.min(RETRY.baseDelayMs * 2 ** retryNumber, RETRY.maxDelayMs);
+	return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** "Attempts made: 3." — appended to every error, so no message claims retries that did not happen. */
+export function attemptsMade(attempts: number): string {
+	return `Attempts made: ${attempts}.`;
+}

@@ -1,0 +1,75 @@
+/**
+ * The jest suite against the newest n8n-workflow and n8n-core on the registry, which need
+ * Node.js 24. Installs Node.js 24 from the registry's `node` package and the newest two packages
+ * into .latest/ (ignored by git, reused until a newer release appears), then runs jest under
+ * Node.js 24 with both names resolved to those copies. The code still compiles against the
+ * pinned dev copies in package.json: the package is built against one release and runs in many.
+ *
+ * Usage: npm run test:latest [-- jest arguments]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
+
+import { projectRoot } from './n8n';
+import { installExitHooks, run, runOrThrow } from './processes';
+
+const NODE_MAJOR = '24';
+const latestDir = join(projectRoot, '.latest');
+const nodeDir = join(latestDir, 'node');
+const packagesDir = join(latestDir, 'n8n');
+const nodeBin = join(nodeDir, 'node_modules', '.bin', 'node');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const INSTALL_LIMIT_MS = 15 * 60_000;
+
+async function newestVersion(name: string): Promise<string> {
+	const { stdout } = await runOrThrow(npm, ['view', name, 'version'], { timeoutMs: 60_000 });
+	return stdout.trim();
+}
+
+/** Installs `dependencies` into `dir` unless its package.json already asks for exactly them. */
+async function ensureInstalled(dir: string, dependencies: Record<string, string>, env?: NodeJS.ProcessEnv) {
+	const manifest = JSON.stringify({ name: 'latest-dependencies', private: true, dependencies }, null, 2);
+	const manifestPath = join(dir, 'package.json');
+	const current = existsSync(manifestPath) ? readFileSync(manifestPath, 'utf8') : '';
+	if (current === manifest && existsSync(join(dir, 'node_modules'))) return;
+	console.log(`Installing ${Object.entries(dependencies).map(([name, version]) => `${name}@${version}`).join(', ')} ...`);
+	await mkdir(dir, { recursive: true });
+	await writeFile(manifestPath, manifest);
+	await runOrThrow(npm, ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: dir, env, timeoutMs: INSTALL_LIMIT_MS });
+}
+
+async function main(): Promise<number> {
+	await ensureInstalled(nodeDir, { node: NODE_MAJOR });
+	// Under Node.js 24, native dependencies (isolated-vm) pick their prebuilt binaries for it.
+	const env = { ...process.env, PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}` };
+	const versions = { 'n8n-core': await newestVersion('n8n-core'), 'n8n-workflow': await newestVersion('n8n-workflow') };
+	await ensureInstalled(packagesDir, versions, env);
+
+	const { stdout: nodeVersion } = await runOrThrow(nodeBin, ['--version'], { timeoutMs: 30_000 });
+	console.log(`jest under Node.js ${nodeVersion.trim()} with n8n-core ${versions['n8n-core']} and n8n-workflow ${versions['n8n-workflow']}`);
+	const config = {
+		...(require(join(projectRoot, 'jest.config.js')) as Record<string, unknown>),
+		rootDir: projectRoot,
+		moduleNameMapper: Object.fromEntries(
+			Object.keys(versions).map((name) => [`^${name}$`, join(packagesDir, 'node_modules', name)]),
+		),
+	};
+	const jest = join(projectRoot, 'node_modules', 'jest', 'bin', 'jest.js');
+	const result = await run(nodeBin, [jest, '--config', JSON.stringify(config), ...process.argv.slice(2)], {
+		cwd: projectRoot,
+		env,
+		timeoutMs: 30 * 60_000,
+		echo: true,
+	});
+	return result.code ?? 1;
+}
+
+installExitHooks();
+main().then(
+	(code) => process.exit(code),
+	(error) => {
+		console.error(error instanceof Error ? error.stack : error);
+		process.exit(1);
+	},
+);

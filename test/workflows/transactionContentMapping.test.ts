@@ -1,0 +1,267 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { useServiceDouble } from '../harness/double';
+import { runNode } from '../harness/workflow';
+
+interface ExampleFile {
+	nodes: Array<{ name: string; parameters: INodeParameters }>;
+	pinData: Record<string, Array<{ json: IDataObject }>>;
+}
+
+const example = JSON.parse(
+	readFileSync(join(__dirname, '..', '..', 'examples', 'woocommerce-order-mapped-fields.json'), 'utf8'),
+) as ExampleFile;
+const exampleNode = example.nodes.find((node) => node.name === 'Send Order Confirmation')!;
+/** The pinned WooCommerce webhook item: `{ headers, params, query, body: <order> }`. */
+const webhookItem = example.pinData['WooCommerce Order Webhook'][0].json;
+const wooOrder = webhookItem.body as IDataObject;
+
+/** A WooCommerce order (as the webhook delivers it) with some fields replaced. */
+const wooItem = (changes: IDataObject = {}): IDataObject => ({ ...webhookItem, body: { ...wooOrder, ...changes } });
+
+const mapped = (value: Record<string, string>, more: IDataObject = {}): INodeParameters => ({
+	resource: 'transaction',
+	operation: 'create',
+	inputMode: 'fields',
+	typeBy: 'id',
+	typeId: 1,
+	contactEmail: '={{ $json.body.billing.email }}',
+	contactMode: 'import',
+	permission: 2,
+	contentMode: 'mapped',
+	contentFields: { mappingMode: 'defineBelow', value, ...more } as INodeParameters,
+});
+
+const MONEY = {
+	'order.id': '={{ $json.body.number }}',
+	'order.total': '={{ $json.body.total }}',
+	'order.tax_rate': '={{ $json.body.tax_lines[0].rate_percent }}',
+};
+
+describe('transaction › create with content mapped onto the generic order type', () => {
+	const { double, credentials } = useServiceDouble();
+	const sentContent = () =>
+		double().transactions.queued.map((queued) => (queued.transaction?.import as IDataObject).content as IDataObject);
+
+	it('queues the WooCommerce example order with "total": "59.90" sent as the number 59.9', async () => {
+		expect(wooOrder.total).toBe('59.90');
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: exampleNode.parameters,
+			items: [webhookItem],
+			onError: 'continueErrorOutput',
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(result.errorOutput).toEqual([]);
+		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' } }]);
+		const [content] = sentContent();
+		expect(content).toEqual({
+			'order.id': '5310',
+			'order.date': '2026-11-20T13:03:27Z',
+			'order.date_formatted': '20.11.2026',
+			'order.currency': 'EUR',
+			'order.items': [
+				{ title: 'Trail Running Shoe - 42', articlenumber: 'TRS-42', quantity: 1, price: 44.95, image: expect.stringMatching(/^https:/) },
+				{ title: 'Merino Running Socks (2 pairs)', articlenumber: 'MRS-2P', quantity: 1, price: 9.95, image: expect.stringMatching(/^https:/) },
+			],
+			'order.shipping_fee': 4.2,
+			'order.tax_rate': 19,
+			'order.tax_amount': 9.57,
+			'order.credit': 0,
+			'order.total': 59.9,
+			'billing.fullname': 'Jane Doe',
+			'billing.address.line1': 'Main Street 1',
+			'billing.address.line2': '10115 Berlin',
+			'billing.address.line3': 'DE',
+			'billing.method.type': 'Credit card (Stripe)',
+			'shipping.fullname': 'Jane Doe',
+			'shipping.address.line1': 'Main Street 1',
+			'shipping.address.line2': '10115 Berlin',
+			'shipping.address.line3': 'DE',
+			'shipping.method': 'DHL Parcel',
+			'customer.full_name': 'Jane Doe',
+			'generic_fields.string1': 'Please leave the parcel with the neighbours if I am out.',
+		});
+		// The guest's customer_id 0 maps to an empty customer.id, which is left out.
+		expect(content).not.toHaveProperty('customer.id');
+	});
+
+	it('refuses the order before sending, naming order.total, when type conversion is off', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: mapped(MONEY, { attemptToConvertTypes: false }),
+			items: [wooItem()],
+		});
+
+		expect(result.error?.message).toBe('[item 0] Content Fields: order.total must be a number, not the text "59.90"');
+		expect(result.error?.description).toBe(
+			'Turn on Attempt To Convert Types to send it as 59.9, or give a number. Nothing was sent: every item is checked before the first request.',
+		);
+		expect(result.error?.context?.itemIndex).toBe(0);
+		expect(double().requestsTo('transactions')).toHaveLength(0);
+	});
+
+	it('refuses "12,5" for order.tax_rate naming the item and the key, and sends the other orders', async () => {
+		const items = [wooItem(), wooItem({ number: '5311', tax_lines: [{ rate_percent: '12,5' }] }), wooItem({ number: '5312', total: '1,234.50' })];
+		const result = await runNode({ credentials: credentials(), parameters: mapped(MONEY), items, onError: 'continueRegularOutput' });
+
+		expect(result.main[0]).toMatchObject({ queued: true });
+		expect(result.main[1]).toEqual({
+			error: '[item 1] Content Fields: order.tax_rate must be a number, not the text "12,5"',
+			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
+		});
+		expect(result.main[2].error).toBe('[item 2] Content Fields: order.total must be a number, not the text "1,234.50"');
+		expect(sentContent()).toEqual([{ 'order.id': '5310', 'order.total': 59.9, 'order.tax_rate': 19 }]);
+		expect(double().transactions.receivedCount).toBe(1);
+	});
+
+	it('stops before anything is sent when a later item is refused and Continue On Fail is off', async () => {
+		const items = [wooItem(), wooItem({ tax_lines: [{ rate_percent: '12,5' }] })];
+		const result = await runNode({ credentials: credentials(), parameters: mapped(MONEY), items });
+
+		expect(result.error?.message).toContain('[item 1] Content Fields: order.tax_rate must be a number, not the text "12,5"');
+		expect(result.error?.description).toContain('Nothing was sent: every item is checked before the first request.');
+		expect(double().requestsTo('transactions')).toHaveLength(0);
+	});
+
+	it('sends order.items from an expression over the line items as a list of objects, and parses a JSON string', async () => {
+		const items = [wooItem(), wooItem({ number: '5311', line_items: JSON.stringify([{ name: 'Mug', quantity: 2 }]) }), wooItem({ number: '5312', line_items: 'Mug x2' })];
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: mapped({
+				'order.id': '={{ $json.body.number }}',
+				'order.items':
+					'={{ typeof $json.body.line_items === "string" ? $json.body.line_items : $json.body.line_items.map(item => ({ title: item.name, quantity: item.quantity })) }}',
+			}),
+			items,
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main.map((json) => json.queued)).toEqual([true, true, undefined]);
+		expect(result.main[2].error).toBe(
+			'[item 2] Content Fields: order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
+		);
+		expect(sentContent()).toEqual([
+			{
+				'order.id': '5310',
+				'order.items': [
+					{ title: 'Trail Running Shoe - 42', quantity: 1 },
+					{ title: 'Merino Running Socks (2 pairs)', quantity: 1 },
+				],
+			},
+			{ 'order.id': '5311', 'order.items': [{ name: 'Mug', quantity: 2 }] },
+		]);
+	});
+
+	it('sends extra custom keys unchanged and leaves empty fields out', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: {
+				...mapped({
+					'order.id': '={{ $json.body.number }}',
+					'order.credit': '={{ $json.body.no_such_field }}',
+					'order.url': '',
+					'customer.salutation': '  ',
+				}),
+				extraContentFields: {
+					field: [
+						{ key: 'generic_fields.number1', value: '={{ 42 }}' },
+						{ key: 'loyalty', value: '={{ { tier: "gold", points: "1200" } }}' },
+						{ key: 'coupon', value: 'SUMMER-10' },
+						{ key: 'unused', value: '' },
+					],
+				},
+			},
+			items: [wooItem()],
+		});
+
+		expect(result.main).toEqual([expect.objectContaining({ queued: true })]);
+		expect(sentContent()).toEqual([
+			{ 'order.id': '5310', 'generic_fields.number1': 42, loyalty: { tier: 'gold', points: '1200' }, coupon: 'SUMMER-10' },
+		]);
+	});
+
+	it('maps input fields named like the keys automatically, flat or grouped, and ignores the others', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...mapped({}), contactEmail: '={{ $json.email }}', contentFields: { mappingMode: 'autoMapInputData', value: null } },
+			items: [
+				{ email: 'anna@example.com', 'order.id': 'A-1', 'order.total': '59.90', note: 'not a key' },
+				{ email: 'ben@example.com', order: { id: 'A-2', total: 20.5 }, billing: { address: { line1: 'Main Street 1' } } },
+			],
+		});
+
+		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
+		expect(sentContent()).toEqual([
+			{ 'order.id': 'A-1', 'order.total': 59.9 },
+			{ 'order.id': 'A-2', 'order.total': 20.5, 'billing.address.line1': 'Main Street 1' },
+		]);
+	});
+
+	describe('JSON content with Validate Generic Order Content', () => {
+		const transaction = (content: IDataObject) => ({ type: 1, contact: { email: 'anna@example.com' }, content });
+		const items = [
+			transaction({ 'order.id': 'A-1', order: { total: '59.90' }, 'order.items': '[{"title": "Mug"}]' }),
+			transaction({ 'order.id': 'A-2', 'order.tax_rate': '12,5' }),
+			transaction({ 'order.id': 'A-3', 'order.total': '1,234.50' }),
+			transaction({ 'order.id': 'A-4', 'order.items': 'Mug x2' }),
+		];
+		const jsonMode = { resource: 'transaction', operation: 'create', inputMode: 'json' };
+
+		it('refuses the same bad values before sending and converts decimal text', async () => {
+			const result = await runNode({
+				credentials: credentials(),
+				parameters: { ...jsonMode, options: { validateGenericOrderContent: true } },
+				items,
+				onError: 'continueRegularOutput',
+			});
+
+			expect(result.main[0]).toMatchObject({ queued: true });
+			expect(result.main.slice(1).map((json) => json.error)).toEqual([
+				'[item 1] "content": order.tax_rate must be a number, not the text "12,5"',
+				'[item 2] "content": order.total must be a number, not the text "1,234.50"',
+				'[item 3] "content": order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
+			]);
+			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
+				transaction({ 'order.id': 'A-1', order: { total: 59.9 }, 'order.items': [{ title: 'Mug' }] }),
+			]);
+		});
+
+		it('checks the Content field of the Fields mode too', async () => {
+			const result = await runNode({
+				credentials: credentials(),
+				parameters: {
+					...mapped({}),
+					contentMode: 'json',
+					content: '={{ $json.body.tax_lines[0].rate_percent === 19 ? { "order.total": $json.body.total } : { "order.tax_rate": "12,5" } }}',
+					options: { validateGenericOrderContent: true },
+				},
+				items: [wooItem(), wooItem({ tax_lines: [{ rate_percent: 7 }] })],
+				onError: 'continueRegularOutput',
+			});
+
+			expect(result.main[0]).toMatchObject({ queued: true });
+			expect(result.main[1].error).toContain('[item 1] Content: order.tax_rate must be a number, not the text "12,5"');
+			expect(sentContent()).toEqual([{ 'order.total': 59.9 }]);
+		});
+
+		it('sends every transaction byte for byte as today when the option is off', async () => {
+			const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
+
+			expect(result.error).toBeUndefined();
+			expect(result.main.map((json) => [json.queued, json.message])).toEqual([
+				[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
+				[false, "The provided attribute 'order.tax_rate' cannot be transformed: double expected."],
+				[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
+				[true, undefined],
+			]);
+			const [request] = double().requestsTo('transactions');
+			expect(request.bodyBytes).toBe(Buffer.byteLength(JSON.stringify(items)));
+			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([items[3]]);
+		});
+	});
+});
