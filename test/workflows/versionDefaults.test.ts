@@ -2,7 +2,7 @@ import { useServiceDouble } from '../harness/double';
 import { runNode } from '../harness/workflow';
 
 /** Defaults changed in node version 1.1; workflows saved with version 1 keep the old ones. */
-describe('report defaults by node version', () => {
+describe('defaults by node version', () => {
 	const { double, credentials } = useServiceDouble();
 
 	const reasons = async (typeVersion: number) => {
@@ -43,5 +43,33 @@ describe('report defaults by node version', () => {
 
 	it('version 1 Get Blocks keeps the full record by default', async () => {
 		expect(await firstBlock(1)).toMatchObject({ contact: expect.objectContaining({ id: 7, email: 'ada@example.com' }) });
+	});
+
+	const importWithoutPermission = async (typeVersion: number) =>
+		await runNode({
+			credentials: credentials(),
+			typeVersion,
+			parameters: {
+				resource: 'transaction',
+				operation: 'create',
+				typeId: 1,
+				contactMode: 'import',
+				contactEmail: 'new@example.com',
+				content: '={{ { "order.id": "A-1" } }}',
+			},
+		});
+
+	it('version 1.1 creates a missing contact with permission 2 when none was chosen', async () => {
+		const result = await importWithoutPermission(1.1);
+		expect(result.error).toBeUndefined();
+		expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
+			{ type: 1, import: { contact: { email: 'new@example.com', permission: 2 }, content: { 'order.id': 'A-1' } } },
+		]);
+	});
+
+	it('version 1 still refuses a missing permission before sending, as it did', async () => {
+		const result = await importWithoutPermission(1);
+		expect(result.error?.message).toContain('Permission must be a whole number from 2 to 6');
+		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 });
