@@ -64,9 +64,17 @@ const ACTIONS: Array<{ action: string; file: string; show?: (page: Page) => Prom
 
 const EXAMPLES = [
 	{ id: 'mpExampleOrder01', file: 'example-shop-order.png' },
+	{ id: 'mpExampleWooCom1', file: 'example-woocommerce.png' },
 	{ id: 'mpExampleBlocks1', file: 'example-daily-blocks.png' },
 	{ id: 'mpExampleMailng1', file: 'example-mailing.png' },
 	{ id: 'mpExampleTrigr01', file: 'example-trigger.png' },
+];
+
+/** Send Order Confirmation in examples/woocommerce-order-mapped-fields.json, and where to scroll its panel to. */
+const WOOCOMMERCE_NODE = '9e1d4c7a-2b5f-5a8e-b3c6-4d7e8f9a0b13';
+const TRANSACTION_PANELS = [
+	{ scrollTo: 'Content Mode', file: 'transaction-mapped-fields.png', height: 1200 },
+	{ scrollTo: 'shipping.method', file: 'transaction-type-conversion.png', height: 1000 },
 ];
 
 async function chooseOption(page: Page, label: string, option: string): Promise<void> {
@@ -146,6 +154,22 @@ async function walk(page: Page, base: string, save: Walk['save']): Promise<void>
 		await page.waitForTimeout(1_500);
 		await save(`17-${file.replace(/\.png$/, '')}`, { readme: file });
 	}
+
+	// Transaction › Create with mapped fields, as the WooCommerce example sets it up.
+	for (const { scrollTo, file, height } of TRANSACTION_PANELS) {
+		await page.setViewportSize({ width: 1440, height });
+		await page.goto(`${base}/workflow/mpExampleWooCom1/${WOOCOMMERCE_NODE}`);
+		await page.locator('[data-test-id="ndv"]').getByText('order.id', { exact: true }).first().waitFor();
+		await page.waitForTimeout(1_000);
+		await page
+			.getByText(scrollTo, { exact: true })
+			.filter({ visible: true })
+			// The parameter's label, which comes after any mention in a notice above it.
+			.last()
+			.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+		await save(`17-${file.replace(/\.png$/, '')}`, { readme: file });
+	}
+	await page.setViewportSize({ width: 1440, height: 900 });
 
 	// The mailing example run: the Schedule output as JSON.
 	await page.goto(`${base}/workflow/mpExampleMailng1`);
