@@ -1,133 +1,147 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { Agent, get } from 'node:http';
 
+import type { IDataObject } from 'n8n-workflow';
+
+import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
-import { buildUrl, readPaging } from '../nodes/MailingPlatform/transport';
+import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
+import type { PageFetcher } from '../nodes/MailingPlatform/transport/paging';
 import { DEFAULT_PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
-import { ReportsArea } from '../test/double/routes/reports';
-import type { CredentialValues } from '../test/harness/workflow';
-import { runNode } from '../test/harness/workflow';
-import type { BenchTable } from './run';
+import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
+import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
+import { DoubleProcess } from './doubleProcess';
+import { collectGarbage, idleMs, mainThreadCpuMs, measureCall, measuredNode } from './measure';
+import type { Measurements } from './scenario';
 
-const BLOCKS = 100_000;
-const PAGE_SIZE = 1000;
-const LATENCY_MS = 20;
+export const BLOCKS = 100_000;
+export const PAGE_SIZE = 1000;
+export const LATENCY_MS = 20;
 const TIME_ZONE = 'Europe/Berlin';
 
-/** Asks the double's process something and waits for its answer. */
-async function ask(child: ChildProcess, command: object): Promise<Record<string, unknown>> {
-	return await new Promise((resolve) => {
-		child.once('message', (answer) => resolve(answer as Record<string, unknown>));
-		child.send(command);
+async function startDouble(): Promise<DoubleProcess> {
+	return await DoubleProcess.start('reportsDouble', [String(BLOCKS), String(LATENCY_MS)]);
+}
+
+async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
+	const result = await runNode({
+		credentials: { ...credentials, platformTimeZone: TIME_ZONE },
+		parameters: { resource: 'report', operation: 'getBlocks', ...paging },
+	});
+	if (result.error !== undefined) throw new Error(result.error.message);
+	return result;
+}
+
+/** A page as the double sends it, read outside n8n. */
+async function fetchPage(credentials: CredentialValues, path: string, agent?: Agent): Promise<{ body: string; headers: Record<string, string | undefined> }> {
+	const authorization = `Basic ${Buffer.from(credentials.apiKey).toString('base64')}`;
+	return await new Promise((resolve, reject) => {
+		get(`${credentials.baseUrl}/${path}`, { agent, headers: { Authorization: authorization } }, (response) => {
+			const chunks: Buffer[] = [];
+			response.on('data', (chunk: Buffer) => chunks.push(chunk));
+			response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), headers: response.headers as Record<string, string | undefined> }));
+		}).on('error', reject);
 	});
 }
 
-async function returnAll(
-	child: ChildProcess,
-	credentials: CredentialValues,
-	limit?: number,
-): Promise<{ wallMs: number; items: number; requests: number; retainedBytes: number }> {
-	const gc = (globalThis as { gc?: () => void }).gc;
-	gc?.();
-	const heapBefore = process.memoryUsage().heapUsed;
-	await ask(child, { kind: 'reset' });
-	const started = performance.now();
-	const result = await runNode({
-		credentials,
-		parameters: { resource: 'report', operation: 'getBlocks', ...(limit === undefined ? { returnAll: true } : { limit }) },
-	});
-	const wallMs = performance.now() - started;
-	if (result.error !== undefined) throw new Error(result.error.message);
-	const { requests } = await ask(child, { kind: 'requests', prefix: 'reports/blocks' });
-	gc?.();
-	// Measured while the run's output is still referenced: what one execution holds.
-	const retainedBytes = process.memoryUsage().heapUsed - heapBefore;
-	return { wallMs, items: result.run.data.resultData.runData['Mailing Platform'][0].data?.main[0]?.length ?? 0, requests: requests as number, retainedBytes };
+/** Main-thread CPU of parsing these bodies and shaping their blocks into items, as the node does. */
+function parseAndShapeCpuMs(bodies: string[]): number {
+	const before = mainThreadCpuMs();
+	for (const body of bodies) {
+		const parsed = parseXml(body);
+		if (!parsed.ok) throw new Error(parsed.problem);
+		for (const block of parsed.data.blocks as IDataObject[]) toRawBlock(block, TIME_ZONE);
+	}
+	return mainThreadCpuMs() - before;
+}
+
+/** Return All through the node in n8n: CPU, wall time and the heap its output items hold. */
+export async function reports(): Promise<Measurements> {
+	const measured = measuredNode(new MailingPlatform());
+	registerNodeType(NODE_TYPE, measured.node);
+	const double = await startDouble();
+	try {
+		// Warm-up: compiles the node's code and has the double render its pages before the measured run.
+		await getBlocks(double.credentials, { limit: PAGE_SIZE });
+		await double.reset();
+		collectGarbage();
+		const heapBefore = process.memoryUsage().heapUsed;
+		const result = await getBlocks(double.credentials, { returnAll: true });
+		const run = measured.last();
+		const stats = await double.stats();
+		const items = result.main.length;
+
+		collectGarbage();
+		const heapWithOutput = process.memoryUsage().heapUsed;
+		// Emptied in place: the run data and the harness share these arrays, so the items go.
+		for (const output of result.outputs) output.length = 0;
+		result.main.length = 0;
+		collectGarbage();
+		const outputHeapBytes = heapWithOutput - process.memoryUsage().heapUsed;
+
+		const bodies: string[] = [];
+		for (const request of stats.requests) bodies.push((await fetchPage(double.credentials, request.path)).body);
+		const xmlBytes = stats.answerBytes ?? 0;
+		if (bodies.reduce((sum, body) => sum + Buffer.byteLength(body, 'utf8'), 0) !== xmlBytes) {
+			throw new Error('the pages fetched again differ from those the node received');
+		}
+		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
+		return {
+			concurrency: DEFAULT_PAGE_CONCURRENCY,
+			items,
+			requests: stats.requests.length,
+			xmlBytes,
+			executeWallMs: run.wallMs,
+			executeMainThreadCpuMs: run.mainThreadCpuMs,
+			executeIdleMs: idleMs(run),
+			doubleCpuMs: stats.cpuMs,
+			outputHeapBytes,
+			executionHeapBytes: heapWithOutput - heapBefore,
+			parseAndShapeCpuMs: parseAndShapeCpuMs(bodies),
+		};
+	} finally {
+		double.stop();
+	}
 }
 
 /**
- * Return All's paging alone (fetch, parse, shape every page), `concurrency` pages at a time:
- * paging concurrency is an argument of `fetchAllPages`, not a setting of the node.
+ * Return All's paging alone, `concurrency` pages at a time: `fetchAllPages` with the node's
+ * parsing and shaping of each page, pages read over HTTP outside n8n. Paging concurrency is an
+ * argument of `fetchAllPages`, not a node setting, so this is where it can be compared.
  */
-async function pagedRead(
-	child: ChildProcess,
-	credentials: CredentialValues,
-	concurrency: number,
-): Promise<{ wallMs: number; items: number; requests: number }> {
-	await ask(child, { kind: 'reset' });
-	const authorization = `Basic ${Buffer.from(credentials.apiKey, 'utf8').toString('base64')}`;
-	const started = performance.now();
-	const blocks = await fetchAllPages(
-		async (pageIndex, pageSize) => {
-			const response = await fetch(buildUrl(credentials.baseUrl, ['reports', 'blocks'], { page_index: pageIndex, page_size: pageSize }), {
-				headers: { authorization },
-			});
-			const body = await response.text();
-			const parsed = parseXml(body);
-			if (!parsed.ok) throw new Error(parsed.problem);
-			const records = (parsed.data.blocks as Array<Record<string, never>>).map((block) => toRawBlock(block, TIME_ZONE));
-			return { records, paging: readPaging({ 'x-pages': response.headers.get('x-pages') ?? undefined }), body };
-		},
-		{ concurrency },
-	);
-	const wallMs = performance.now() - started;
-	const { requests } = await ask(child, { kind: 'requests', prefix: 'reports/blocks' });
-	return { wallMs, items: blocks.length, requests: requests as number };
-}
-
-/** CPU of parsing one page of 1,000 blocks and shaping them into items, averaged. */
-async function cpuPerThousand(): Promise<number> {
-	const reports = new ReportsArea();
-	reports.generateBlocks(PAGE_SIZE);
-	const page = reports.handle({
-		method: 'GET',
-		segments: ['reports', 'blocks'],
-		query: new URLSearchParams({ page_size: String(PAGE_SIZE), standard_field: 'FIRSTNAME' }),
-		headers: {},
-		body: Buffer.alloc(0),
-	});
-	const body = page?.body ?? '';
-	const rounds = 20;
-	const before = process.cpuUsage();
-	for (let round = 0; round < rounds; round++) {
+async function pagedRead(concurrency: number): Promise<Measurements> {
+	const double = await startDouble();
+	const agent = new Agent({ keepAlive: true });
+	const pages: PageFetcher<IDataObject> = async (pageIndex, pageSize) => {
+		const query = buildQueryString({ exclude_anonymous_blocks: true, page_index: pageIndex, page_size: pageSize });
+		const { body, headers } = await fetchPage(double.credentials, `reports/blocks?${query}`, agent);
 		const parsed = parseXml(body);
 		if (!parsed.ok) throw new Error(parsed.problem);
-		for (const block of parsed.data.blocks as Array<Record<string, never>>) toRawBlock(block, TIME_ZONE);
-	}
-	const used = process.cpuUsage(before);
-	return (used.user + used.system) / 1000 / rounds;
-}
-
-export default async (): Promise<BenchTable> => {
-	const child = fork(join(__dirname, 'reportsDouble.js'), [String(BLOCKS), String(LATENCY_MS)]);
+		return { records: (parsed.data.blocks as IDataObject[]).map((block) => toRawBlock(block, TIME_ZONE)), paging: readPaging(headers), body };
+	};
 	try {
-		const credentials = (await new Promise((resolve) => child.once('message', resolve))) as CredentialValues;
-		const concurrency = DEFAULT_PAGE_CONCURRENCY;
-		// Warm-up, so neither measured run pays for loading and compiling the code.
-		await returnAll(child, credentials, 5000);
-		// n8n-core keeps the last execution's data reachable, so memory is read on the first full run.
-		const { retainedBytes, ...node } = await returnAll(child, credentials);
-		const sequential = await pagedRead(child, credentials, 1);
-		const bounded = await pagedRead(child, credentials, concurrency);
-		const cpuMs = await cpuPerThousand();
-		const pages = BLOCKS / PAGE_SIZE;
+		await fetchAllPages(pages, { limit: PAGE_SIZE, concurrency });
+		await double.reset();
+		collectGarbage();
+		const { result, measurement } = await measureCall(async () => await fetchAllPages(pages, { concurrency }));
 		return {
-			title: `Reports: Return All over ${pages} pages of ${PAGE_SIZE} blocks, ${LATENCY_MS} ms latency per page (double in its own process)`,
-			rows: [
-				{ measure: 'items returned by the node (Return All)', value: String(node.items), goal: String(BLOCKS) },
-				{ measure: 'node Return All wall time', value: `${node.wallMs.toFixed(0)} ms` },
-				{ measure: 'requests of the node', value: String(node.requests), goal: `${pages} (the page count)` },
-				{ measure: `paged read wall time, ${concurrency} pages at a time`, value: `${bounded.wallMs.toFixed(0)} ms` },
-				{ measure: 'paged read wall time, sequential', value: `${sequential.wallMs.toFixed(0)} ms` },
-				{ measure: 'sequential / bounded-concurrent', value: `${(sequential.wallMs / bounded.wallMs).toFixed(2)}x`, goal: '> 1' },
-				{ measure: 'requests (paged read, bounded / sequential)', value: `${bounded.requests} / ${sequential.requests}`, goal: `${pages} / ${pages}` },
-				{ measure: 'node CPU per 1,000 records parsed and shaped', value: `${cpuMs.toFixed(1)} ms` },
-				{ measure: 'heap held by one execution of 100,000 blocks', value: `${(retainedBytes / 1048576).toFixed(0)} MiB` },
-			],
+			items: result.length,
+			requests: (await double.stats()).requests.length,
+			wallMs: measurement.wallMs,
+			mainThreadCpuMs: measurement.mainThreadCpuMs,
+			waitingForCpuMs: measurement.mainThreadWaitingForCpuMs,
+			idleMs: idleMs(measurement),
 		};
 	} finally {
-		child.disconnect();
+		agent.destroy();
+		double.stop();
 	}
-};
+}
+
+export async function pagedReadConcurrent(): Promise<Measurements> {
+	return await pagedRead(DEFAULT_PAGE_CONCURRENCY);
+}
+
+export async function pagedReadSequential(): Promise<Measurements> {
+	return await pagedRead(1);
+}

@@ -1,24 +1,74 @@
 import './env';
 
+import type { DoubleRequest, DoubleResponse } from '../test/double/http';
 import { ServiceDouble } from '../test/double/server';
+import type { DoubleStats } from './doubleProcess';
+import { requestStats } from './doubleProcess';
+import { processCpuMs } from './measure';
 
 /**
- * The double in its own process for the reports benchmark, so that serving pages does not
- * compete with the node for the same thread. Talks to the parent over IPC.
+ * The double for the report benchmarks, in its own process (see DoubleProcess), made cheap per
+ * request so that it is not what the benchmark measures: the first request of a report and
+ * filter renders all its pages once; every later page is answered from memory.
  */
-type Command = { kind: 'requests'; prefix: string } | { kind: 'reset' };
-
 async function main(): Promise<void> {
 	const [blocks, latencyMs] = process.argv.slice(2).map(Number);
-	const double = await ServiceDouble.start();
+	const double = await ServiceDouble.start({ maxLifetimeMs: 60 * 60_000 });
 	double.reports.generateBlocks(blocks, { start: '2024-05-01T00:00:00Z', stepMs: 1000 });
 	double.faults.delayMs = latencyMs;
-	process.on('message', (command: Command) => {
-		if (command.kind === 'reset') double.requests.length = 0;
-		process.send?.({ requests: double.requestsTo(command.kind === 'requests' ? command.prefix : '').length });
+	preRenderPages(double);
+
+	let cpuAtReset = processCpuMs();
+	let answerBytes = 0;
+	const send = double.reports.handle.bind(double.reports);
+	double.reports.handle = (request) => {
+		const response = send(request);
+		answerBytes += Buffer.byteLength(response?.body ?? '', 'utf8');
+		return response;
+	};
+	process.on('message', (command: 'reset' | 'stats') => {
+		if (command === 'reset') {
+			double.requests.length = 0;
+			answerBytes = 0;
+			cpuAtReset = processCpuMs();
+			process.send?.('reset');
+			return;
+		}
+		const stats: DoubleStats = {
+			requests: requestStats(double.requestsTo('reports/blocks')),
+			answerBytes,
+			cpuMs: processCpuMs() - cpuAtReset,
+		};
+		process.send?.(stats);
 	});
 	process.on('disconnect', () => void double.close().then(() => process.exit(0)));
 	process.send?.({ baseUrl: double.baseUrl, apiKey: double.apiKey });
+}
+
+/** Answers from pages rendered once per report and filter (the query without `page_index`). */
+function preRenderPages(double: ServiceDouble): void {
+	const render = double.reports.handle.bind(double.reports);
+	const rendered = new Map<string, DoubleResponse[]>();
+	const pageRequest = (request: DoubleRequest, pageIndex: number): DoubleRequest => {
+		const query = new URLSearchParams(request.query);
+		query.set('page_index', String(pageIndex));
+		return { ...request, query };
+	};
+	double.reports.handle = (request) => {
+		const filter = new URLSearchParams(request.query);
+		filter.delete('page_index');
+		const key = `${request.segments.join('/')}?${filter.toString()}`;
+		let pages = rendered.get(key);
+		if (pages === undefined) {
+			const first = render(pageRequest(request, 1));
+			if (first?.status !== 200) return render(request);
+			pages = [first];
+			const count = Number(first.headers?.['X-Pages'] ?? 1);
+			for (let pageIndex = 2; pageIndex <= count; pageIndex++) pages.push(render(pageRequest(request, pageIndex)) as DoubleResponse);
+			rendered.set(key, pages);
+		}
+		return pages[Number(request.query.get('page_index') ?? 1) - 1] ?? render(request);
+	};
 }
 
 void main();

@@ -1,38 +1,57 @@
 import './env';
 
-/** One benchmark's findings: a titled table of measured values and goals. */
-export interface BenchTable {
-	title: string;
-	rows: Array<{ measure: string; value: string; goal?: string }>;
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+
+import type { Measurements } from './scenario';
+import type { RunMeasurements, Table } from './tables';
+import { tables } from './tables';
+
+const SCENARIOS = ['transactions', 'transactionsPerItem', 'reports', 'pagedReadConcurrent', 'pagedReadSequential'];
+
+/** One scenario in a fresh process that runs only it, so no figure inherits another's heap or code. */
+async function runScenario(name: string): Promise<Measurements> {
+	const child = fork(join(__dirname, 'scenario.js'), [name], { execArgv: ['--expose-gc'], stdio: 'inherit' });
+	let measurements: Measurements | undefined;
+	child.on('message', (message) => (measurements = message as Measurements));
+	const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+	if (code !== 0 || measurements === undefined) throw new Error(`the scenario ${name} failed (exit code ${code})`);
+	return measurements;
 }
 
-type Benchmark = () => Promise<BenchTable>;
-
-const benchmarks: Array<[string, () => Promise<Benchmark>]> = [
-	['transactions', async () => (await import('./transactions')).default],
-	['reports', async () => (await import('./reports')).default],
-];
-
-function print(table: BenchTable): void {
-	const widths = [
-		Math.max(7, ...table.rows.map((row) => row.measure.length)),
-		Math.max(5, ...table.rows.map((row) => row.value.length)),
-	];
-	console.log(`\n## ${table.title}\n`);
-	console.log(`| ${'measure'.padEnd(widths[0])} | ${'value'.padEnd(widths[1])} | goal |`);
-	console.log(`|${'-'.repeat(widths[0] + 2)}|${'-'.repeat(widths[1] + 2)}|------|`);
-	for (const row of table.rows) {
-		console.log(`| ${row.measure.padEnd(widths[0])} | ${row.value.padEnd(widths[1])} | ${row.goal ?? ''} |`);
-	}
+/** One value, or min / median / max over the runs when they differ. */
+function spread(values: number[], format: (value: number) => string): string {
+	const sorted = [...values].sort((a, b) => a - b);
+	const [min, max] = [sorted[0], sorted[sorted.length - 1]];
+	if (format(min) === format(max)) return format(min);
+	return `${format(min)} / ${format(sorted[Math.floor(sorted.length / 2)])} / ${format(max)}`;
 }
 
+function print(table: Table, runs: RunMeasurements[]): void {
+	const lines = table.rows.map((row) => [row.measure, spread(runs.map(row.value), row.format), row.goal ?? '']);
+	const header = runs.length === 1 ? 'value' : `min / median / max of ${runs.length} runs`;
+	const widths = [0, 1].map((column) => Math.max(...lines.map((line) => line[column].length), [7, header.length][column]));
+	console.log(`\n**${table.title}**\n`);
+	console.log(`| ${'measure'.padEnd(widths[0])} | ${header.padEnd(widths[1])} | goal |`);
+	console.log(`|${'-'.repeat(widths[0] + 2)}|${'-'.repeat(widths[1] + 2)}|---|`);
+	for (const [measure, value, goal] of lines) console.log(`| ${measure.padEnd(widths[0])} | ${value.padEnd(widths[1])} | ${goal} |`);
+}
+
+/** `npm run bench [-- --runs N]`: every scenario N times, each run in fresh processes. */
 async function main(): Promise<void> {
-	const only = process.argv[2];
-	for (const [name, load] of benchmarks) {
-		if (only !== undefined && name !== only) continue;
-		const benchmark = await load();
-		print(await benchmark());
+	const runsFlag = process.argv.indexOf('--runs');
+	const count = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
+	if (!Number.isInteger(count) || count < 1) throw new Error('--runs takes a whole number from 1');
+	const runs: RunMeasurements[] = [];
+	for (let run = 1; run <= count; run++) {
+		const measurements: RunMeasurements = {};
+		for (const name of SCENARIOS) {
+			console.error(`run ${run} of ${count}: ${name}`);
+			measurements[name] = await runScenario(name);
+		}
+		runs.push(measurements);
 	}
+	for (const table of tables(runs[0])) print(table, runs);
 }
 
 main().then(

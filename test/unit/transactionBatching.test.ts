@@ -1,11 +1,15 @@
 import { sendInBatches } from '../../nodes/MailingPlatform/actions/transaction/batching';
-import type { PreparedTransaction } from '../../nodes/MailingPlatform/actions/transaction/packing';
-import { serialize } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { BodyPacker } from '../../nodes/MailingPlatform/actions/transaction/packing';
 import type { PostTransactions, RequestResult } from '../../nodes/MailingPlatform/actions/transaction/request';
 
-/** Ten transactions of 101 bytes each, for items 10 to 19: a body of n of them has 102 n + 1 bytes. */
-const transactions = (): PreparedTransaction[] =>
-	Array.from({ length: 10 }, (_, index) => serialize(10 + index, { id: index, padding: 'x'.repeat(80) }));
+/** Ten transactions of 101 bytes each, for items 10 to 19, packed for `maxBytes`: a body of n of them has 102 n + 1 bytes. */
+function transactions(maxBytes: number) {
+	const packer = new BodyPacker(maxBytes, (itemIndex) => {
+		throw new Error(`item ${itemIndex} was refused`);
+	});
+	for (let index = 0; index < 10; index++) packer.add(10 + index, { id: index, padding: 'x'.repeat(80) });
+	return packer.finish();
+}
 
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */
 function service(limit: number, fail?: (count: number, call: number) => RequestResult | undefined) {
@@ -23,7 +27,7 @@ function service(limit: number, fail?: (count: number, call: number) => RequestR
 describe('sending transactions in batches', () => {
 	it('halves a batch refused with 413 and packs the rest smaller, each transaction reported once', async () => {
 		const { post, ids } = service(450);
-		const outcomes = await sendInBatches(transactions(), 1_000, post, true);
+		const outcomes = await sendInBatches(transactions(1_000), 1_000, post, true);
 
 		// 9 fit in 1,000 bytes (919); the 413 halves them and lowers the limit for the rest.
 		expect(ids()).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3, 4], [0, 1, 2], [3, 4], [5, 6, 7, 8], [9]]);
@@ -36,7 +40,7 @@ describe('sending transactions in batches', () => {
 	});
 
 	it('fails a single transaction refused as too large and goes on, or stops there when asked', async () => {
-		const tooLarge = (continueAfter: boolean) => sendInBatches(transactions(), 250, service(100).post, !continueAfter);
+		const tooLarge = (continueAfter: boolean) => sendInBatches(transactions(250), 250, service(100).post, !continueAfter);
 
 		const going = await tooLarge(true);
 		expect(going.filter((outcome) => outcome.kind === 'failed')).toHaveLength(10);
@@ -55,7 +59,7 @@ describe('sending transactions in batches', () => {
 	it('counts the transactions queued before a failed request and sends nothing after it when stopping', async () => {
 		const failure: RequestResult = { kind: 'failed', failure: { message: 'The outcome is unknown' } };
 		const { post, ids } = service(10_000, (_count, call) => (call === 1 ? failure : undefined));
-		const outcomes = await sendInBatches(transactions(), 500, post, true);
+		const outcomes = await sendInBatches(transactions(500), 500, post, true);
 
 		expect(ids()).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
 		expect(outcomes[1]).toEqual({ kind: 'failed', start: 4, end: 8, queuedBefore: 4, failure: failure.failure });

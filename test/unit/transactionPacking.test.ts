@@ -1,9 +1,9 @@
-import type { PreparedTransaction } from '../../nodes/MailingPlatform/actions/transaction/packing';
-import { arrayBody, arrayBodyBytes, nextBatchEnd, serialize } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import type { SerializedTransaction } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { BodyPacker, arrayBody, arrayBodyBytes, nextBatchEnd, serialize } from '../../nodes/MailingPlatform/actions/transaction/packing';
 import { readReport } from '../../nodes/MailingPlatform/actions/transaction/report';
 
 /** Prepared transactions of these sizes; only the sizes matter for packing. */
-const ofSizes = (sizes: number[]): PreparedTransaction[] => sizes.map((bytes, itemIndex) => ({ itemIndex, json: '', bytes }));
+const ofSizes = (sizes: number[]): SerializedTransaction[] => sizes.map((bytes, itemIndex) => ({ itemIndex, json: '', bytes }));
 
 describe('packing transactions into request bodies', () => {
 	const serialized = ['{"a":"ä"}', '{"b":2}', '{"c":"€uro"}', '{"d":4}'];
@@ -36,6 +36,83 @@ describe('packing transactions into request bodies', () => {
 			expect(arrayBodyBytes(many, start, end)).toBeLessThanOrEqual(10_000);
 			start = end;
 		}
+	});
+});
+
+describe('packing several transactions per stringify call', () => {
+	type Transaction = Record<string, unknown>;
+
+	/** Bodies as packed one transaction at a time: each serialized alone, greedy batches, `arrayBody`. */
+	const oneByOne = (transactions: Transaction[], maxBytes: number) => {
+		const refused: number[] = [];
+		const sendable = [];
+		for (const [itemIndex, transaction] of transactions.entries()) {
+			try {
+				const serialized = serialize(itemIndex, transaction);
+				if (serialized.bytes + 2 > maxBytes) refused.push(itemIndex);
+				else sendable.push(serialized);
+			} catch {
+				refused.push(itemIndex);
+			}
+		}
+		const bodies = [];
+		for (let start = 0; start < sendable.length; ) {
+			const end = nextBatchEnd(sendable, start, maxBytes);
+			bodies.push({ items: sendable.slice(start, end).map((entry) => entry.itemIndex), body: arrayBody(sendable, start, end).toString('hex') });
+			start = end;
+		}
+		return { refused, bodies };
+	};
+
+	const chunked = (transactions: Transaction[], maxBytes: number) => {
+		const refused: number[] = [];
+		const packer = new BodyPacker(maxBytes, (itemIndex) => refused.push(itemIndex));
+		transactions.forEach((transaction, itemIndex) => packer.add(itemIndex, transaction));
+		const packed = packer.finish();
+		const bodies = packed.bodies.map(({ start, end, body }) => ({
+			items: packed.transactions.slice(start, end).map((entry) => entry.itemIndex),
+			body: body.toString('hex'),
+		}));
+		return { refused, bodies };
+	};
+
+	// Deterministic, so that a failure can be reproduced.
+	let seed = 7;
+	const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+	const pieces = ['a', 'Zz', 'ä', '€', '😀', '\ud800', '"', '\\', '\n', '\u0001', '\u2028', ' ', '漢字'];
+	const text = (length: number) => Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+	const transactionOf = (index: number, textLength: number): Transaction => ({
+		type: 1 + (index % 3),
+		contact: { email: `${text(3)}@example.com` },
+		content: { 'order.id': `A-${index}`, 'order.total': random() * 100, note: text(textLength), 'order.items': [{ title: text(5), quantity: index % 4 }] },
+	});
+
+	it.each([
+		['small bodies, short texts', 1024, 300, 40],
+		['small bodies, texts as long as a body', 1024, 200, 400],
+		['mid-size bodies', 20_000, 2000, 120],
+		['bodies of many chunks', 300_000, 5000, 200],
+	])('gives byte for byte the bodies of packing one at a time: %s', (_, maxBytes, count, textLength) => {
+		const transactions = Array.from({ length: count }, (__, index) => transactionOf(index, Math.floor(random() * textLength)));
+		const expected = oneByOne(transactions, maxBytes);
+		expect(expected.bodies.length).toBeGreaterThan(1);
+		expect(chunked(transactions, maxBytes)).toEqual(expected);
+	});
+
+	it('fills bodies to exactly the limit and refuses, in order, what cannot be sent alone', () => {
+		const maxBytes = 1024;
+		// {"n":"…"} takes 8 bytes besides the text.
+		const ofBytes = (bytes: number): Transaction => ({ n: 'x'.repeat(bytes - 8) });
+		const transactions = [ofBytes(500), ofBytes(521), ofBytes(maxBytes - 2), ofBytes(maxBytes - 1), ofBytes(100), { n: 1n }, ofBytes(1022), ofBytes(10)];
+		const expected = oneByOne(transactions, maxBytes);
+		expect(expected.refused).toEqual([3, 5]);
+		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 102, 1024, 12]);
+		expect(chunked(transactions, maxBytes)).toEqual(expected);
+	});
+
+	it('packs nothing for no transactions, and one body for one', () => {
+		expect(chunked([], 1024)).toEqual({ refused: [], bodies: [] });
+		expect(chunked([{ a: 'ü' }], 1024)).toEqual(oneByOne([{ a: 'ü' }], 1024));
 	});
 });
 

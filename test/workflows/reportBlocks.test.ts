@@ -169,6 +169,27 @@ describe('report › getBlocks and countBlocks in a workflow', () => {
 		expect(result.main).toEqual([]);
 	});
 
+	it.each([
+		// Cut after a whole block: what is left parses to 500 blocks unless the document is checked.
+		['cut in half', (page: string) => page.slice(0, page.indexOf('</block>', page.length / 2) + '</block>'.length)],
+		['with a closing tag that does not match', (page: string) => page.replace('</email>', '</emial>')],
+	])('refuses a page %s, with no partial output', async (_, damage) => {
+		double().reports.generateBlocks(1000);
+		const page = double().reports.handle({
+			method: 'GET',
+			segments: ['reports', 'blocks'],
+			query: new URLSearchParams({ page_size: '1000' }),
+			headers: {},
+			body: Buffer.alloc(0),
+		});
+		double().faults.failNext(1, 200, { match: 'reports/blocks', body: damage(page?.body ?? '') });
+
+		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+
+		expect(result.error?.message).toContain("The service's answer to GET reports/blocks could not be read: Malformed XML");
+		expect(result.main).toEqual([]);
+	});
+
 	it('refuses From after To before sending anything', async () => {
 		const result = await runNode({
 			credentials: credentials(),

@@ -1,5 +1,5 @@
-import type { PreparedTransaction } from './packing';
-import { arrayBody, arrayBodyBytes, nextBatchEnd, release } from './packing';
+import type { PackedBody, PreparedTransaction, SerializedTransaction } from './packing';
+import { arrayBody, nextBatchEnd, release, serialize } from './packing';
 import type { ReportEntry } from './report';
 import type { PostTransactions, RequestFailure } from './request';
 
@@ -11,12 +11,13 @@ export type BatchOutcome =
 const thousands = (value: number) => value.toLocaleString('en-US');
 
 /**
- * Sends the transactions in order, in the fewest bodies within `maxBytes`. A 413 halves that
- * batch and lowers the limit for the rest, down to single transactions. Each transaction is
- * sent at most once. With `stopAtFailure` nothing more is sent after a failed request.
+ * Sends the transactions in order, in the bodies packed for `maxBytes`. A 413 halves that
+ * batch and lowers the limit for the rest, down to single transactions, packed again from
+ * each transaction's own JSON. Each transaction is sent at most once. With `stopAtFailure`
+ * nothing more is sent after a failed request.
  */
 export async function sendInBatches(
-	transactions: readonly PreparedTransaction[],
+	{ transactions, bodies }: { transactions: readonly PreparedTransaction[]; bodies: PackedBody[] },
 	maxBytes: number,
 	post: PostTransactions,
 	stopAtFailure: boolean,
@@ -25,23 +26,27 @@ export async function sendInBatches(
 	let limit = maxBytes;
 	let queued = 0;
 	let stopped = false;
+	// Each transaction's own JSON, made only once a 413 asks for smaller bodies.
+	let serialized: SerializedTransaction[] | undefined;
+	const each = () => (serialized ??= transactions.map(({ itemIndex, transaction }) => serialize(itemIndex, transaction)));
 
 	const fail = (start: number, end: number, failure: RequestFailure) => {
 		outcomes.push({ kind: 'failed', start, end, failure, queuedBefore: queued });
 		stopped = stopAtFailure;
 	};
 
-	const send = async (start: number, end: number): Promise<void> => {
+	const send = async (start: number, end: number, packed?: Buffer): Promise<void> => {
 		if (stopped) return;
-		const result = await post(arrayBody(transactions, start, end), end - start, transactions[start].itemIndex);
+		const body = packed ?? arrayBody(each(), start, end);
+		const result = await post(body, end - start, transactions[start].itemIndex);
 		if (result.kind === 'failed') return fail(start, end, result.failure);
 		if (result.kind === 'reported') {
-			release(transactions, start, end);
+			if (serialized !== undefined) release(serialized, start, end);
 			for (const entry of result.entries) if (entry.queued) queued++;
 			outcomes.push({ kind: 'reported', start, end, entries: result.entries });
 			return;
 		}
-		const bytes = arrayBodyBytes(transactions, start, end);
+		const bytes = body.length;
 		// The service's limit is below this size: later requests are packed smaller from now on.
 		limit = Math.min(limit, Math.max(1024, Math.floor(bytes / 2)));
 		if (end - start === 1) {
@@ -56,8 +61,14 @@ export async function sendInBatches(
 		await send(middle, end);
 	};
 
-	for (let start = 0; start < transactions.length && !stopped; ) {
-		const end = nextBatchEnd(transactions, start, limit);
+	let start = 0;
+	// Shifted off, so that each body can be collected once its request is answered.
+	for (let packed = bodies.shift(); packed !== undefined && limit === maxBytes && !stopped; packed = bodies.shift()) {
+		await send(packed.start, packed.end, packed.body);
+		start = packed.end;
+	}
+	while (start < transactions.length && !stopped) {
+		const end = nextBatchEnd(each(), start, limit);
 		await send(start, end);
 		start = end;
 	}

@@ -23,14 +23,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		});
 	}
 
-	const { transactions, refused } = await prepareTransactions(this, items, {
+	const { transactions, bodies, refused } = await prepareTransactions(this, items, {
 		inputMode: this.getNodeParameter('inputMode', 0, 'fields') as string,
 		validateJsonContent: this.getNodeParameter('options.validateGenericOrderContent', 0, false) as boolean,
 		maxRequestBytes,
 		continueOnFail,
 	});
 	const ignoreInvalid = this.getNodeParameter('options.ignoreInvalidTransactions', 0, true) as boolean;
-	const outcomes = await sendInBatches(transactions, maxRequestBytes, transactionPoster(this, ignoreInvalid), !continueOnFail);
+	const outcomes = await sendInBatches({ transactions, bodies }, maxRequestBytes, transactionPoster(this, ignoreInvalid), !continueOnFail);
 
 	const failure = outcomes.find((outcome) => outcome.kind === 'failed');
 	if (failure !== undefined && !continueOnFail) throw requestError(this, transactions, failure);

@@ -6,8 +6,8 @@ import { splitList } from '../../helpers/lists';
 import { binaryAttachments } from './attachments';
 import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
-import type { PreparedTransaction } from './packing';
-import { serialize } from './packing';
+import type { PackedBody, PreparedTransaction } from './packing';
+import { BodyPacker } from './packing';
 import { readerFor } from './parameters';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
@@ -24,11 +24,11 @@ export type TransactionBuilder = (itemIndex: number) => { transaction: Record<st
 export interface Prepared {
 	/** The transactions to send, in input order. */
 	transactions: PreparedTransaction[];
+	/** Their request bodies, packed for the byte limit. */
+	bodies: PackedBody[];
 	/** Items refused before sending (only with continue-on-fail; otherwise the first refusal throws). */
 	refused: Array<{ itemIndex: number; message: string; hint?: string }>;
 }
-
-const thousands = (value: number) => value.toLocaleString('en-US');
 
 /**
  * Every item checked and serialized before the first request: item -> transaction. A refused
@@ -46,11 +46,25 @@ export async function prepareTransactions(
 		settings.validateJsonContent,
 	);
 	const attachmentProperties = readerFor(context, 'options.attachmentBinaryProperties', '');
-	const prepared: Prepared = { transactions: [], refused: [] };
+	const refused: Prepared['refused'] = [];
+	const refuse = (itemIndex: number, error: Error) => {
+		const message = `[item ${itemIndex}] ${error.message}`;
+		const hint = error instanceof InputProblem ? error.hint : undefined;
+		if (!settings.continueOnFail) {
+			throw new NodeOperationError(node, message, {
+				itemIndex,
+				description: [hint, 'Nothing was sent: every item is checked before the first request.'].filter(Boolean).join(' '),
+			});
+		}
+		refused.push({ itemIndex, message, hint });
+	};
+	const packer = new BodyPacker(settings.maxRequestBytes, refuse);
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		let transaction: Record<string, unknown>;
 		try {
-			let { transaction, labels } = build(itemIndex);
+			let labels: FieldLabels;
+			({ transaction, labels } = build(itemIndex));
 			const properties = splitList(attachmentProperties(itemIndex));
 			if (properties.length > 0) {
 				const attached = await binaryAttachments(context, items[itemIndex], itemIndex, properties);
@@ -59,27 +73,13 @@ export async function prepareTransactions(
 			}
 			const problem = transactionProblem(transaction, labels);
 			if (problem !== undefined) throw new InputProblem(problem, 'Fix it in the input or in the node’s fields.');
-
-			const serialized = serialize(itemIndex, transaction);
-			if (serialized.bytes + 2 > settings.maxRequestBytes) {
-				throw new InputProblem(
-					`The transaction alone is ${thousands(serialized.bytes)} bytes as JSON, more than one request may carry (${thousands(settings.maxRequestBytes)} bytes)`,
-					'Make its content or attachments smaller.',
-				);
-			}
-			prepared.transactions.push(serialized);
 		} catch (error) {
+			packer.flush(); // an earlier item that cannot be sent is refused first
 			// Expression and binary-read failures are this item's problem too.
-			const message = `[item ${itemIndex}] ${(error as Error).message}`;
-			const hint = error instanceof InputProblem ? error.hint : undefined;
-			if (!settings.continueOnFail) {
-				throw new NodeOperationError(node, message, {
-					itemIndex,
-					description: [hint, 'Nothing was sent: every item is checked before the first request.'].filter(Boolean).join(' '),
-				});
-			}
-			prepared.refused.push({ itemIndex, message, hint });
+			refuse(itemIndex, error as Error);
+			continue;
 		}
+		packer.add(itemIndex, transaction);
 	}
-	return prepared;
+	return { ...packer.finish(), refused };
 }
