@@ -22,6 +22,15 @@ export function isAllowedBaseUrl(baseUrl: string): boolean {
 	return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** The API's paths hang below its version, e.g. https://api.example.com/1.0; without it every call misses. */
+export function hasVersionPrefix(baseUrl: string): boolean {
+	try {
+		return /\/\d+(\.\d+)*\/?$/.test(new URL(baseUrl).pathname);
+	} catch {
+		return false;
+	}
+}
+
 export class MailingPlatformApi implements ICredentialType {
 	name = 'mailingPlatformApi';
 
@@ -76,6 +85,11 @@ export class MailingPlatformApi implements ICredentialType {
 				`The Base URL "${baseUrl}" is not allowed: use an https:// address (plain http:// only works for localhost)`,
 			);
 		}
+		// Checked before sending: n8n (2.8.4) shows a failed credential test's own words only when
+		// the error is not an HTTP answer; a 404 would read "The resource you are requesting could not be found".
+		if (!hasVersionPrefix(baseUrl)) {
+			throw new Error(`The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is ${baseUrl})`);
+		}
 		const timeZone = String(credentials.platformTimeZone ?? '').trim();
 		if (timeZone !== '' && !isTimeZone(timeZone)) {
 			throw new Error(
@@ -96,5 +110,25 @@ export class MailingPlatformApi implements ICredentialType {
 			qs: { page_size: 1 },
 			headers: { Accept: 'application/vnd.service.api+xml; charset=utf-8' },
 		},
+		// Shown instead of n8n's generic status text when the test request fails, where n8n keeps
+		// the HTTP status for them: 2.8.4 loses it (the error's cause), which is why authenticate
+		// also checks the Base URL before sending.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers at this Base URL: the Base URL must end with the version prefix, e.g. https://api.example.com/1.0',
+				},
+			},
+			...[401, 403].map((value) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value,
+					message: "The API key was not accepted: copy the private API key again from the platform's API settings",
+				},
+			})),
+		],
 	};
 }

@@ -1,7 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const EDITOR_PORT = 5678;
-const editorBase = `http://127.0.0.1:${EDITOR_PORT}`;
+/** n8n's own default port; `--port N` or N8N_PORT choose another. */
+export const DEFAULT_EDITOR_PORT = 5678;
+
+/** The editor's port from `--port N` / `--port=N`, else N8N_PORT, else 5678. */
+export function editorPort(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): number {
+	const index = argv.findIndex((arg) => arg === '--port' || arg.startsWith('--port='));
+	const given = index === -1 ? env.N8N_PORT : argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+	if (given === undefined || given === '') return DEFAULT_EDITOR_PORT;
+	const port = Number(given);
+	if (!Number.isInteger(port) || port < 1 || port > 65535) {
+		throw new Error(`The port "${given}" is not a port number (1 to 65535). Example: npm start -- --port 5679`);
+	}
+	return port;
+}
+
+/** The address a user opens in the browser. */
+export function editorUrl(port: number): string {
+	return `http://localhost:${port}`;
+}
+
+const apiBase = (port: number) => `http://127.0.0.1:${port}`;
 
 /** The local editor's owner account (n8n 2.x requires one); only for this machine's sandbox. */
 export const SANDBOX_OWNER = {
@@ -15,11 +34,11 @@ export const SANDBOX_OWNER = {
  * Waits until the REST API answers (the health endpoint turns ready before the API routes are
  * mounted); gives up after `limitMs`, showing what n8n printed.
  */
-export async function waitUntilReady(limitMs: number, recentOutput: () => string): Promise<void> {
+export async function waitUntilReady(port: number, limitMs: number, recentOutput: () => string): Promise<void> {
 	const deadline = Date.now() + limitMs;
 	while (Date.now() < deadline) {
 		try {
-			const response = await fetch(`${editorBase}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
+			const response = await fetch(`${apiBase(port)}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
 			if (response.ok && (response.headers.get('content-type') ?? '').includes('application/json')) return;
 		} catch {
 			// Not listening yet.
@@ -30,12 +49,12 @@ export async function waitUntilReady(limitMs: number, recentOutput: () => string
 }
 
 /** Creates the owner on the first start (POST /rest/owner/setup); later starts find it set up. */
-export async function ensureOwner(): Promise<void> {
-	const settings = (await (await fetch(`${editorBase}/rest/settings`)).json()) as {
+export async function ensureOwner(port: number): Promise<void> {
+	const settings = (await (await fetch(`${apiBase(port)}/rest/settings`)).json()) as {
 		data?: { userManagement?: { showSetupOnFirstLoad?: boolean } };
 	};
 	if (settings.data?.userManagement?.showSetupOnFirstLoad !== true) return;
-	const response = await fetch(`${editorBase}/rest/owner/setup`, {
+	const response = await fetch(`${apiBase(port)}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify(SANDBOX_OWNER),
@@ -44,8 +63,8 @@ export async function ensureOwner(): Promise<void> {
 }
 
 /** Logs in as the owner and returns the session cookie (name=value). */
-export async function loginCookie(): Promise<{ name: string; value: string }> {
-	const response = await fetch(`${editorBase}/rest/login`, {
+export async function loginCookie(port: number): Promise<{ name: string; value: string }> {
+	const response = await fetch(`${apiBase(port)}/rest/login`, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ emailOrLdapLoginId: SANDBOX_OWNER.email, password: SANDBOX_OWNER.password }),

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
+import { startInstallProgress } from './installProgress';
 import { run, runOrThrow, startBackground } from './processes';
 
 /** The n8n release the package is proven against, and the one `npm start` runs. */
@@ -98,10 +99,16 @@ export async function ensureN8nInstalled(log: (line: string) => void): Promise<v
 	log(`Installing n8n ${version} into ${relative(projectRoot, dir)}/; this takes a few minutes once ...`);
 	await mkdir(dir, { recursive: true });
 	await writeFile(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
-	await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund'], {
-		cwd: dir,
-		timeoutMs: 20 * 60_000,
-	});
+	const progress = startInstallProgress(`n8n ${version}`);
+	try {
+		await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=http'], {
+			cwd: dir,
+			timeoutMs: 20 * 60_000,
+			onOutput: progress.read,
+		});
+	} finally {
+		progress.finish((await isInstalled(version)) ? 'installed' : 'failed');
+	}
 	if (!(await isInstalled(version))) throw new Error(`n8n ${version} did not install into ${dir}`);
 }
 

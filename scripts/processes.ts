@@ -44,6 +44,8 @@ export interface RunOptions {
 	timeoutMs: number;
 	/** Copies the child's output to this process's output as it arrives. */
 	echo?: boolean;
+	/** Called with each chunk of the child's output (stdout and stderr) as it arrives. */
+	onOutput?: (chunk: string) => void;
 }
 
 export interface RunResult {
@@ -60,10 +62,12 @@ export async function run(command: string, args: string[], options: RunOptions):
 	let stderr = '';
 	child.stdout?.on('data', (chunk: Buffer) => {
 		stdout += chunk.toString();
+		options.onOutput?.(chunk.toString());
 		if (options.echo) process.stdout.write(chunk);
 	});
 	child.stderr?.on('data', (chunk: Buffer) => {
 		stderr += chunk.toString();
+		options.onOutput?.(chunk.toString());
 		if (options.echo) process.stderr.write(chunk);
 	});
 	let timedOut = false;

@@ -2,9 +2,12 @@
  * `npm start`: the n8n editor on http://localhost:5678 with this package installed, a credential
  * pointing at a local sandbox of the service (the test double, with demo data) and the example
  * workflows imported. Ctrl-C stops everything.
+ *
+ * Options: `npm start -- --port 5679` (or N8N_PORT) for another port; `--user-folder <path>`
+ * (or N8N_USER_FOLDER) for another n8n user folder, e.g. to run two sandboxes side by side.
  */
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 import {
 	ensureN8nInstalled,
@@ -18,16 +21,27 @@ import {
 	removeFolder,
 	startN8nServer,
 } from './n8n';
-import { ensureOwner, EDITOR_PORT, SANDBOX_OWNER, waitUntilReady } from './editor';
+import { editorPort, editorUrl, ensureOwner, SANDBOX_OWNER, waitUntilReady } from './editor';
+import { refuseTakenPort } from './portCheck';
 import { installExitHooks, stopAllChildren, tail } from './processes';
 import { SANDBOX_CREDENTIAL_NAME, sandboxCredential, startSandbox } from './sandbox';
 
 const log = (line: string) => console.log(line);
 
-/** Kept between starts (inside the ignored .n8n-e2e/), so the owner and your own workflows stay. */
-const userFolder = join(installDir, 'sandbox-user');
+/**
+ * n8n's user folder from `--user-folder <path>`, else N8N_USER_FOLDER, else .n8n-e2e/sandbox-user
+ * (ignored by git). Kept between starts, so the owner and your own workflows stay.
+ */
+function userFolderOption(argv: string[] = process.argv.slice(2)): string {
+	const index = argv.findIndex((arg) => arg === '--user-folder' || arg.startsWith('--user-folder='));
+	const given = index === -1 ? process.env.N8N_USER_FOLDER : argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+	return given === undefined || given === '' ? join(installDir, 'sandbox-user') : resolve(given);
+}
 
 async function main(): Promise<void> {
+	const port = editorPort();
+	const userFolder = userFolderOption();
+	await refuseTakenPort(port);
 	await ensureN8nInstalled(log);
 	const { double, seeded } = await startSandbox(7 * 24 * 3600_000);
 	const shutdown = async () => {
@@ -44,7 +58,7 @@ async function main(): Promise<void> {
 	await installCommunityPackage(userFolder, tarball);
 
 	const env = await n8nEnvironment(userFolder, {
-		N8N_PORT: String(EDITOR_PORT),
+		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: 'localhost',
 		N8N_SECURE_COOKIE: 'false',
@@ -59,11 +73,11 @@ async function main(): Promise<void> {
 		console.error(`n8n stopped (exit code ${code}).\n${tail(server.recentOutput())}`);
 		void shutdown().finally(() => process.exit(code === 0 ? 0 : 1));
 	});
-	await waitUntilReady(180_000, server.recentOutput);
-	await ensureOwner();
+	await waitUntilReady(port, 180_000, server.recentOutput);
+	await ensureOwner(port);
 
 	const examples = (await readdir(join(projectRoot, 'examples'))).filter((file) => file.endsWith('.json'));
-	const editor = `http://localhost:${EDITOR_PORT}`;
+	const editor = editorUrl(port);
 	log(`
 n8n with n8n-nodes-mailing-platform is running.
 

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contactField from './actions/contactField/ContactField.resource';
@@ -7,6 +7,29 @@ import * as transaction from './actions/transaction/Transaction.resource';
 import { getGenericOrderFields } from './actions/transaction/genericOrder';
 import * as report from './actions/report/Report.resource';
 import { router } from './actions/router';
+import { PACKAGE_DESCRIPTION } from './description';
+import { operationSubtitle } from './helpers/subtitle';
+
+const resource: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{ name: 'Contact Field', value: 'contactField' },
+		{ name: 'Mailing', value: 'mailing' },
+		{ name: 'Report', value: 'report' },
+		{ name: 'Transaction', value: 'transaction' },
+	],
+	default: 'transaction',
+};
+
+const operations: INodeProperties[] = [
+	...transaction.description,
+	...contactField.description,
+	...mailing.description,
+	...report.description,
+];
 
 export class MailingPlatform implements INodeType {
 	description: INodeTypeDescription = {
@@ -14,34 +37,16 @@ export class MailingPlatform implements INodeType {
 		name: 'mailingPlatform',
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['output'],
-		version: 1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description:
-			'Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports',
+		// 1.1: Get Blocks simplifies by default; unsubscription reasons come most frequent first.
+		version: [1, 1.1],
+		subtitle: operationSubtitle(resource, operations),
+		description: PACKAGE_DESCRIPTION.actions,
 		defaults: { name: 'Mailing Platform' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'mailingPlatformApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Contact Field', value: 'contactField' },
-					{ name: 'Mailing', value: 'mailing' },
-					{ name: 'Report', value: 'report' },
-					{ name: 'Transaction', value: 'transaction' },
-				],
-				default: 'transaction',
-			},
-			...transaction.description,
-			...contactField.description,
-			...mailing.description,
-			...report.description,
-		],
+		properties: [resource, ...operations],
 	};
 
 	methods = { resourceMapping: { getGenericOrderFields } };

@@ -1,14 +1,17 @@
 import type {
 	IDataObject,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
+import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
 import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';
 import type { QueryParameters } from '../MailingPlatform/transport';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
@@ -17,6 +20,21 @@ import { blockKey, legacyBlockKey, queryStart } from './blockMemory';
 
 const DEFAULT_LOOKBACK_MINUTES = 5;
 
+const event: INodeProperties = {
+	displayName: 'Event',
+	name: 'event',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Block Status Changed',
+			value: 'blockStatusChanged',
+			description: 'A contact was blocked or unblocked (one item per block record)',
+		},
+	],
+	default: 'blockStatusChanged',
+};
+
 export class MailingPlatformTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Mailing Platform Trigger',
@@ -24,28 +42,16 @@ export class MailingPlatformTrigger implements INodeType {
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ $parameter["event"] }}',
-		description: 'Starts the workflow when contacts of the mailing platform are blocked or unblocked',
+		subtitle: optionSubtitle(event),
+		// Shown by n8n's nodes panel for the package as a whole (see PACKAGE_DESCRIPTION).
+		description: PACKAGE_DESCRIPTION.withTrigger,
 		defaults: { name: 'Mailing Platform Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'mailingPlatformApi', required: true }],
 		properties: [
-			{
-				displayName: 'Event',
-				name: 'event',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Block Status Changed',
-						value: 'blockStatusChanged',
-						description: 'A contact was blocked or unblocked (one item per block record)',
-					},
-				],
-				default: 'blockStatusChanged',
-			},
+			event,
 			{
 				displayName: 'Simplify',
 				name: 'simplify',

@@ -143,7 +143,8 @@ describe('mailing › values from expressions', () => {
 		expect(readInteger('12', 'Mailing ID', 1)).toBe(12);
 		expect(readInteger(' 7 ', 'Mailing ID', 1)).toBe(7);
 		expect(() => readInteger('12a', 'Mailing ID', 1)).toThrow('Mailing ID must be a whole number of at least 1, not "12a"');
-		expect(() => readInteger('', 'Mailing ID', 1)).toThrow('not ""');
+		expect(() => readInteger('', 'Mailing ID', 1)).toThrow('Mailing ID is empty');
+		expect(() => readInteger(null, 'Mailing ID', 1)).toThrow('Mailing ID is empty');
 		expect(() => readInteger(true, 'Mailing ID', 1)).toThrow('not true');
 		expect(() => readInteger('9007199254740993', 'Mailing ID', 1)).toThrow('must be a whole number');
 	});

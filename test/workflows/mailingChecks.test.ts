@@ -89,6 +89,16 @@ describe('mailing › checks and test send-out result in a workflow', () => {
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
 	});
 
+	it('says Mailing ID is empty when none was entered, before sending', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { resource: 'mailing', operation: 'startBounceCheck' },
+		});
+
+		expect(result.error?.message).toBe('Mailing ID is empty');
+		expect(double().requestsTo('mailings/')).toHaveLength(0);
+	});
+
 	it('reads the test send-out result typed, passing unknown elements through', async () => {
 		const result = await runNode({ credentials: credentials(), parameters: mailing('getTestSendOutResult', MAILINGS.regular) });
 

@@ -53,13 +53,23 @@ describe('mailing › schedule in a workflow', () => {
 		expect(result.main).toEqual([
 			{
 				mailingId: MAILINGS.regular,
-				scheduled: { date: start.date, hours: '09', minutes: '30', timeZone: 'Europe/Berlin' },
+				scheduled: { date: start.date, hours: 9, minutes: 30, timeZone: 'Europe/Berlin' },
 				activated: true,
 				dispatch: {
 					dispatchOption: 'uniform',
 					dispatchEndInHours: 48,
 					dispatchUniformInterval: '30m',
 					allowedHours: '8-20',
+				},
+				sent: {
+					date: start.date,
+					hours: '09',
+					minutes: '30',
+					dispatchOption: 'uniform',
+					dispatchEndInHours: 48,
+					dispatchUniformInterval: '30m',
+					allowedHours: '8-20',
+					activate: true,
 				},
 			},
 		]);
@@ -76,9 +86,9 @@ describe('mailing › schedule in a workflow', () => {
 
 		expect(result.main[0]).toEqual({
 			mailingId: MAILINGS.regular,
-			scheduled: { date: start.date, hours: '18', minutes: '05', timeZone: 'Europe/Berlin' },
+			scheduled: { date: start.date, hours: 18, minutes: 5, timeZone: 'Europe/Berlin' },
 			activated: true,
-			dispatch: {},
+			sent: { date: start.date, hours: '18', minutes: '05', activate: true },
 		});
 		expect(double().requestsTo('mailings/')[0].query).toEqual([
 			['date', start.date],
@@ -104,8 +114,8 @@ describe('mailing › schedule in a workflow', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.main[0].scheduled).toEqual({
 			date: inNewYork.toFormat('yyyy-MM-dd'),
-			hours: inNewYork.toFormat('HH'),
-			minutes: '45',
+			hours: inNewYork.hour,
+			minutes: 45,
 			timeZone: zone,
 		});
 		expect(result.main[0].activated).toBe(false);
@@ -136,7 +146,7 @@ describe('mailing › schedule in a workflow', () => {
 		]);
 		const instant = DateTime.fromISO(start.picker, { zone: 'America/New_York' });
 		expect(double().mailings.mailings.get(MAILINGS.regular)?.schedule?.at).toBe(instant.toUTC().toISO());
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: '15', minutes: '00', timeZone: 'Europe/Berlin' });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 15, minutes: 0, timeZone: 'Europe/Berlin' });
 	});
 
 	it('refuses a Platform Time Zone that is no time zone before sending anything', async () => {
@@ -157,7 +167,7 @@ describe('mailing › schedule in a workflow', () => {
 			parameters: schedule({ scheduledAt: start.picker }),
 		});
 
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: '07', minutes: '15', timeZone: 'Asia/Tokyo' });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 7, minutes: 15, timeZone: 'Asia/Tokyo' });
 	});
 
 	it('sends an hour distribution with exact end, response settings and normalised allowed hours', async () => {
@@ -218,7 +228,7 @@ describe('mailing › schedule in a workflow', () => {
 		});
 		expect(result.errorOutput.map((item) => item.error)).toEqual([
 			'Dispatch End In Days (with dispatch option weekdayhour) must be a whole number from 1 to 7, not 9',
-			'Dispatch Waves Group must be a whole number from 1 to 3, not 4',
+			'Waves Grouped Together must be a whole number from 1 to 3, not 4',
 		]);
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
 	});
@@ -357,7 +367,7 @@ describe('mailing › schedule in a workflow', () => {
 		const result = await runNode({ credentials: credentials(), parameters: schedule({ scheduledAt: start.picker }) });
 
 		expect(result.error).toBeUndefined();
-		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: '12', minutes: '00', timeZone: 'Europe/Berlin' });
+		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 12, minutes: 0, timeZone: 'Europe/Berlin' });
 	});
 
 	it('warns in the node that schedule must be the last call for a mailing', async () => {

@@ -37,7 +37,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Start Message Size Check',
 				value: 'startMessageSizeCheck',
-				description: 'Start the message-size check of a mailing (takes about a minute)',
+				description: 'Start the message size check of a mailing (takes about a minute)',
 				action: 'Start the message size check of a mailing',
 			},
 		],

@@ -14,7 +14,7 @@ interface CheckKind {
 	label: string;
 }
 
-/** The message-size and bounce checks behave identically; only their name and path differ. */
+/** The message size and bounce checks behave identically; only their name and path differ. */
 export function startCheckOperation(kind: CheckKind): {
 	description: INodeProperties[];
 	execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;

@@ -142,7 +142,8 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		displayOptions: withDispatch('hour', 'weekdayhour'),
 		typeOptions: { minValue: 1, maxValue: 3, numberPrecision: 0 },
 		default: 3,
-		description: 'How many consecutive sending waves are grouped, 1 to 3',
+		description:
+			'The response-based options send in waves, at the hours recipients responded best; this many consecutive waves are grouped together, 1 to 3 (the service’s default is 3)',
 	},
 	{
 		displayName: FIELD_LABELS.dispatchUniformInterval,
@@ -197,6 +198,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				405: `Mailing ${mailingId} is sealed (already sent out), so it can no longer be scheduled.`,
 			},
 		});
-		return { mailingId, scheduled: schedule.scheduled, activated: schedule.activated, dispatch: schedule.dispatch };
+		const { date, hours, minutes, timeZone } = schedule.scheduled;
+		return {
+			mailingId,
+			scheduled: { date, hours: Number(hours), minutes: Number(minutes), timeZone },
+			activated: schedule.activated,
+			...(Object.keys(schedule.dispatch).length === 0 ? {} : { dispatch: schedule.dispatch }),
+			// Exactly the query the service received, e.g. hours "09".
+			sent: schedule.query,
+		};
 	});
 }

@@ -34,7 +34,7 @@ export const FIELD_LABELS = {
 	dispatchEndInDays: 'Dispatch End In Days',
 	dispatchEndExactDatetime: 'Dispatch End At',
 	clicksAsResponseReference: 'Clicks as Response Reference',
-	dispatchWavesGroup: 'Dispatch Waves Group',
+	dispatchWavesGroup: 'Waves Grouped Together',
 	dispatchUniformInterval: 'Uniform Interval',
 	allowedHours: 'Allowed Hours',
 } as const;

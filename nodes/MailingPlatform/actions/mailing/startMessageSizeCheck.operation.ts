@@ -4,5 +4,5 @@ export const { description, execute } = startCheckOperation({
 	operation: 'startMessageSizeCheck',
 	check: 'messageSize',
 	pathSegment: 'messagesize',
-	label: 'message-size',
+	label: 'message size',
 });

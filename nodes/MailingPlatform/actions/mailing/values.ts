@@ -14,6 +14,7 @@ export function readInteger(value: unknown, field: string, min: number, max = Nu
 	const number =
 		typeof text === 'number' ? text : typeof text === 'string' && /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
 	const range = max === Number.MAX_SAFE_INTEGER ? `a whole number of at least ${min}` : `a whole number from ${min} to ${max}`;
+	if (text === undefined || text === null || text === '') throw new InputProblem(`${field} is empty`, `Enter ${range} in ${field}.`);
 	if (!Number.isSafeInteger(number)) {
 		throw new InputProblem(`${field} must be ${range}, not ${JSON.stringify(value) ?? String(value)}`, `Enter ${range} in ${field}.`);
 	}
@@ -48,7 +49,8 @@ export const mailingIdProperty: INodeProperties = {
 	displayName: 'Mailing ID',
 	name: 'mailingId',
 	type: 'number',
-	default: 0,
+	// Empty until the user enters one: a 0 default was shown as 1 (the field's minimum) but sent as 0.
+	default: null,
 	required: true,
 	typeOptions: { minValue: 1, numberPrecision: 0 },
 	description: 'ID of the mailing in the platform, a positive whole number',

@@ -25,75 +25,101 @@ const toDate: INodeProperties = {
 		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
 };
 
-/** The filters of the block report, shared by getBlocks and countBlocks. */
+/** What selects the block records; getBlocks and countBlocks share these. */
+const blockSelection: INodeProperties[] = [
+	{
+		displayName: 'Contact IDs',
+		name: 'contactIds',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 1001, 1002',
+		description: 'Comma-separated platform IDs of the contacts to report on',
+	},
+	{
+		displayName: 'E-Mails',
+		name: 'emails',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. ada@example.com, grace@example.com',
+		description: 'Comma-separated e-mail addresses of the contacts to report on',
+	},
+	{
+		displayName: 'Exclude Anonymous Blocks',
+		name: 'excludeAnonymousBlocks',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to leave out blocks that cannot be mapped to a contact (because of permission types or unsubscriptions)',
+	},
+	{
+		displayName: 'External IDs',
+		name: 'externalIds',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. CRM-17, CRM-18',
+		description: 'Comma-separated external IDs of the contacts to report on',
+	},
+	fromDate,
+	newStatusFilter,
+	{
+		displayName: 'Old Status',
+		name: 'oldStatus',
+		type: 'options',
+		options: statusOptions,
+		default: 'allowed',
+		description: 'Only changes from this status',
+	},
+	reasonsFilter,
+	toDate,
+];
+
+/**
+ * Contact fields added to each block: output, not selection. They live in `filters` (the
+ * contract's stored names `filters.standardFields`/`filters.customFields`), because n8n keeps
+ * a collection's values under its own name and a second visible collection named `filters`
+ * would clash in the editor; their names and the collection's label say they are output.
+ */
+const outputFields: INodeProperties[] = [
+	{
+		displayName: 'Output Custom Fields',
+		name: 'customFields',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. shoe size, loyalty tier',
+		description:
+			'Not a filter: comma-separated names of custom contact fields whose values are added to each block (under contact, or customFields when simplified)',
+	},
+	{
+		displayName: 'Output Standard Fields',
+		name: 'standardFields',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. FIRSTNAME, LASTNAME',
+		description:
+			'Not a filter: comma-separated names of standard contact fields whose values are added to each block (under contact, or standardFields when simplified)',
+	},
+];
+
+const byDisplayName = (a: INodeProperties, b: INodeProperties) => a.displayName.localeCompare(b.displayName);
+
+/** getBlocks: the filters plus the contact fields to add to each block. */
+export const blockFiltersAndOutput: INodeProperties = {
+	displayName: 'Filters and Output Fields',
+	name: 'filters',
+	type: 'collection',
+	placeholder: 'Add Filter or Output Field',
+	default: {},
+	options: [...blockSelection, ...outputFields].sort(byDisplayName),
+};
+
+/** countBlocks: only what can change a count. */
 export const blockFilters: INodeProperties = {
 	displayName: 'Filters',
 	name: 'filters',
 	type: 'collection',
 	placeholder: 'Add Filter',
 	default: {},
-	options: [
-		{
-			displayName: 'Contact IDs',
-			name: 'contactIds',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. 1001, 1002',
-			description: 'Comma-separated platform IDs of the contacts to report on',
-		},
-		{
-			displayName: 'Custom Fields to Return',
-			name: 'customFields',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. shoe size, loyalty tier',
-			description: 'Comma-separated names of custom contact fields whose values are returned with each block',
-		},
-		{
-			displayName: 'E-Mails',
-			name: 'emails',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. ada@example.com, grace@example.com',
-			description: 'Comma-separated e-mail addresses of the contacts to report on',
-		},
-		{
-			displayName: 'Exclude Anonymous Blocks',
-			name: 'excludeAnonymousBlocks',
-			type: 'boolean',
-			default: true,
-			description:
-				'Whether to leave out blocks that cannot be mapped to a contact (because of permission types or unsubscriptions)',
-		},
-		{
-			displayName: 'External IDs',
-			name: 'externalIds',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. CRM-17, CRM-18',
-			description: 'Comma-separated external IDs of the contacts to report on',
-		},
-		fromDate,
-		newStatusFilter,
-		{
-			displayName: 'Old Status',
-			name: 'oldStatus',
-			type: 'options',
-			options: statusOptions,
-			default: 'allowed',
-			description: 'Only changes from this status',
-		},
-		reasonsFilter,
-		{
-			displayName: 'Standard Fields to Return',
-			name: 'standardFields',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. FIRSTNAME, LASTNAME',
-			description: 'Comma-separated names of standard contact fields whose values are returned with each block',
-		},
-		toDate,
-	],
+	options: blockSelection,
 };
 
 /** The filters of the unsubscription-reasons report. */

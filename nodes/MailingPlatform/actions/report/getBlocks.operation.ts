@@ -1,31 +1,36 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { showFor } from '../../helpers/displayOptions';
+import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { toSimpleBlock } from '../../helpers/blockRecords';
 import { blockPages } from '../../helpers/blockReport';
 import { runPerItem } from '../../helpers/perItem';
 import { platformTimeZone } from '../../helpers/timeZone';
-import { blockFilterQuery, blockFilters } from './filters';
+import { blockFilterQuery, blockFiltersAndOutput } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
 export const description: INodeProperties[] = showFor('report', 'getBlocks', [
 	...pagingProperties(),
-	blockFilters,
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: false,
-		description:
-			'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the credential’s Platform Time Zone.',
-	},
+	blockFiltersAndOutput,
+	// Version 1.1 simplifies by default, as the trigger does.
+	...defaultChangedIn(
+		1.1,
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the credential’s Platform Time Zone.',
+		},
+		{ before: false, since: true },
+	),
 ]);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	return await runPerItem.call(this, items, async (itemIndex) => {
 		const timeZone = await platformTimeZone.call(this);
 		const query = blockFilterQuery(this, itemIndex);
-		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+		const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 		const blocks = await fetchReport.call(this, itemIndex, blockPages(this, query, timeZone, itemIndex));
 		return simplify ? blocks.map(toSimpleBlock) : blocks;
 	});

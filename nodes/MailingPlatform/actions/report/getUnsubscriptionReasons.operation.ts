@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { showFor } from '../../helpers/displayOptions';
+import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
 import { fetchReportPage } from '../../transport/reportPage';
 import { periodFilters, periodQuery } from './filters';
@@ -19,13 +19,19 @@ export const description: INodeProperties[] = showFor('report', 'getUnsubscripti
 		default: 'count',
 		description: 'Whether reasons are sorted by how often they were given or by their name',
 	},
-	{
-		displayName: 'Ascending',
-		name: 'ascending',
-		type: 'boolean',
-		default: true,
-		description: 'Whether to sort from the lowest to the highest (or A to Z) instead of the other way round',
-	},
+	// Version 1.1 puts the most frequent reason first.
+	...defaultChangedIn(
+		1.1,
+		{
+			displayName: 'Ascending',
+			name: 'ascending',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to sort from the lowest to the highest count (or A to Z) instead of the most frequent (or Z to A) first',
+		},
+		{ before: true, since: false },
+	),
 	periodFilters,
 ]);
 
@@ -37,7 +43,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			query: {
 				...periodQuery(filters, this.getTimezone()),
 				order: this.getNodeParameter('orderBy', itemIndex, 'count') as string,
-				asc: this.getNodeParameter('ascending', itemIndex, true) as boolean,
+				asc: this.getNodeParameter('ascending', itemIndex) as boolean,
 			},
 			listElement: 'unsubscription_reasons',
 			itemIndex,

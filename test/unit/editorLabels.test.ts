@@ -1,0 +1,79 @@
+import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
+import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
+import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
+
+/** The canvas subtitle as n8n's editor computes it: the node type's subtitle expression on the node. */
+function subtitle(type: string, description: INodeTypeDescription, parameters: INodeParameters): unknown {
+	const node: INode = { id: 'n', name: 'Node', type, typeVersion: 1.1, position: [0, 0], parameters };
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
+}
+
+/** The parameters the panel shows for these values (names of visible properties; collections with their option names). */
+function visible(description: INodeTypeDescription, parameters: INodeParameters): Map<string, INodeProperties> {
+	const node = { typeVersion: 1.1 } as INode;
+	const shown = description.properties.filter((property) =>
+		NodeHelpers.displayParameter(parameters, property, node, description),
+	);
+	return new Map(shown.map((property) => [property.name, property]));
+}
+
+describe('what the editor shows', () => {
+	const action = new MailingPlatform().description;
+	const trigger = new MailingPlatformTrigger().description;
+
+	it.each([
+		[{ resource: 'report', operation: 'getBlocks' }, 'Get Blocks'],
+		[{ resource: 'mailing', operation: 'startMessageSizeCheck' }, 'Start Message Size Check'],
+		[{ resource: 'mailing', operation: 'schedule' }, 'Schedule Mailing'],
+		[{ resource: 'transaction', operation: 'create' }, 'Create Transaction'],
+		[{ resource: 'contactField', operation: 'rename' }, 'Rename Contact Field'],
+	])('the action node on the canvas reads %j as "%s"', (parameters, expected) => {
+		expect(subtitle(NODE_TYPE, action, parameters)).toBe(expected);
+	});
+
+	it('the trigger on the canvas reads its event as "Block Status Changed"', () => {
+		expect(subtitle(TRIGGER_NODE_TYPE, trigger, { event: 'blockStatusChanged' })).toBe('Block Status Changed');
+	});
+
+	it('the nodes panel entry (which shows the trigger description) starts with the action node description', () => {
+		expect(trigger.description.startsWith(action.description)).toBe(true);
+	});
+
+	const optionNames = (property: INodeProperties | undefined) =>
+		(property?.options ?? []).map((option) => ('displayName' in option ? option.name : option.name));
+
+	it('Count Blocks offers no fields to return; Get Blocks offers them as output fields under the stored filters names', () => {
+		const count = visible(action, { resource: 'report', operation: 'countBlocks' }).get('filters');
+		expect(count?.displayName).toBe('Filters');
+		expect(optionNames(count)).not.toEqual(expect.arrayContaining(['standardFields']));
+		expect(optionNames(count)).not.toContain('customFields');
+
+		const get = visible(action, { resource: 'report', operation: 'getBlocks' }).get('filters');
+		expect(get?.displayName).toBe('Filters and Output Fields');
+		expect(optionNames(get)).toEqual(expect.arrayContaining(['standardFields', 'customFields', 'fromDate']));
+	});
+
+	it('the credential test turns 404 and 401 into what to fix', () => {
+		const rules = new MailingPlatformApi().test.rules ?? [];
+		const messageFor = (status: number) =>
+			rules.find((rule) => rule.type === 'responseCode' && rule.properties.value === status)?.properties.message;
+		expect(messageFor(404)).toContain('the Base URL must end with the version prefix, e.g. https://api.example.com/1.0');
+		expect(messageFor(401)).toContain('The API key was not accepted');
+	});
+
+	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
+		const credential = new MailingPlatformApi();
+		const options = { url: 'reports/unsubscriptions/reasons' };
+		await expect(credential.authenticate({ baseUrl: 'https://api.example.com', apiKey: 'k' }, options)).rejects.toThrow(
+			'The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is https://api.example.com)',
+		);
+		await expect(credential.authenticate({ baseUrl: 'https://api.example.com/1.0/', apiKey: 'k' }, options)).resolves.toMatchObject({
+			headers: { Authorization: 'Basic aw==' },
+		});
+	});
+});
