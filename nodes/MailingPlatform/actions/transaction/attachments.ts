@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { InputProblem } from '../../helpers/input';
+import { thousands } from '../../helpers/numbers';
 import type { Attachment } from './validation';
 import { MAX_ATTACHMENT_BYTES, isExecutable } from './validation';
 
@@ -36,7 +37,7 @@ export async function binaryAttachments(
 		total += buffer.length;
 		if (total > MAX_ATTACHMENT_BYTES) {
 			throw new InputProblem(
-				`${LABEL}: the attachments add up to more than ${MAX_ATTACHMENT_BYTES.toLocaleString('en-US')} bytes, the service's limit per transaction`,
+				`${LABEL}: the attachments add up to more than ${thousands(MAX_ATTACHMENT_BYTES)} bytes, the service's limit per transaction`,
 				'Attach fewer or smaller files.',
 			);
 		}

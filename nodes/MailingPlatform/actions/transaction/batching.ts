@@ -1,3 +1,4 @@
+import { thousands } from '../../helpers/numbers';
 import type { PackedBody, PreparedTransaction, SerializedTransaction } from './packing';
 import { arrayBody, nextBatchEnd, release, serialize } from './packing';
 import type { ReportEntry } from './report';
@@ -7,8 +8,6 @@ import type { PostTransactions, RequestFailure } from './request';
 export type BatchOutcome =
 	| { kind: 'reported'; start: number; end: number; entries: ReportEntry[] }
 	| { kind: 'failed'; start: number; end: number; failure: RequestFailure; queuedBefore: number };
-
-const thousands = (value: number) => value.toLocaleString('en-US');
 
 /**
  * Sends the transactions in order, in the bodies packed for `maxBytes`. A 413 halves that

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, NodeApiError } from 'n8n-workflow';
 
+import { thousands } from '../../helpers/numbers';
 import { errorItemJson } from '../../helpers/perItem';
 import { serviceError } from '../../transport/errors';
 import type { BatchOutcome } from './batching';
@@ -7,8 +8,6 @@ import type { PreparedTransaction } from './packing';
 import type { Prepared } from './prepare';
 
 type Failed = Extract<BatchOutcome, { kind: 'failed' }>;
-
-const thousands = (value: number) => value.toLocaleString('en-US');
 
 /** What to say about a request that failed as a whole: which items it carried and what was queued before it. */
 function failureText(transactions: readonly PreparedTransaction[], outcome: Failed): { message: string; description: string } {

@@ -4,6 +4,7 @@
  */
 
 import { InputProblem } from '../../helpers/input';
+import { thousands } from '../../helpers/numbers';
 
 export const SPEC_MAX_REQUEST_BYTES = 9_000_000;
 
@@ -79,8 +80,6 @@ export function arrayBody(transactions: readonly SerializedTransaction[], start:
 export function release(transactions: readonly SerializedTransaction[], start: number, end: number): void {
 	for (let index = start; index < end; index++) transactions[index].json = '';
 }
-
-const thousands = (value: number) => value.toLocaleString('en-US');
 
 /** A chunk aims at this share of a body: few stringify calls, and little redone at a body's end. */
 const CHUNKS_PER_BODY = 64;

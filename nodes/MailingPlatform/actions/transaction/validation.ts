@@ -1,4 +1,5 @@
 /** Checks of one transaction before anything is sent: pure, the messages name the field. */
+import { thousands } from '../../helpers/numbers';
 import { isPlainObject } from '../../helpers/objects';
 
 export const MAX_ATTACHMENT_BYTES = 1_000_000;
@@ -96,7 +97,7 @@ export function attachmentProblem(attachments: unknown, label: string): string |
 		total += base64DecodedBytes(attachment.data);
 	}
 	if (total > MAX_ATTACHMENT_BYTES) {
-		return `${label} add up to ${total.toLocaleString('en-US')} bytes, more than the ${MAX_ATTACHMENT_BYTES.toLocaleString('en-US')} bytes the service allows per transaction`;
+		return `${label} add up to ${thousands(total)} bytes, more than the ${thousands(MAX_ATTACHMENT_BYTES)} bytes the service allows per transaction`;
 	}
 	return undefined;
 }
