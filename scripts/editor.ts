@@ -61,16 +61,3 @@ export async function ensureOwner(port: number): Promise<void> {
 	});
 	if (!response.ok) throw new Error(`Owner setup failed: ${response.status} ${await response.text()}`);
 }
-
-/** Logs in as the owner and returns the session cookie (name=value). */
-export async function loginCookie(port: number): Promise<{ name: string; value: string }> {
-	const response = await fetch(`${apiBase(port)}/rest/login`, {
-		method: 'POST',
-		headers: { 'Content-Type': 'application/json' },
-		body: JSON.stringify({ emailOrLdapLoginId: SANDBOX_OWNER.email, password: SANDBOX_OWNER.password }),
-	});
-	if (!response.ok) throw new Error(`Login failed: ${response.status} ${await response.text()}`);
-	const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
-	const separator = cookie.indexOf('=');
-	return { name: cookie.slice(0, separator), value: cookie.slice(separator + 1) };
-}

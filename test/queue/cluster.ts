@@ -111,11 +111,6 @@ export async function finishedExecutions(worker: N8nInstance): Promise<Map<strin
 	return finished;
 }
 
-/** Lines of the main instance's log that contain `text`. */
-export async function mainLogLines(main: N8nInstance, text: string): Promise<string[]> {
-	return (await logEntries(main)).map((entry) => entry.message ?? '').filter((message) => message.includes(text));
-}
-
 /** Resident memory of an n8n process (its Node.js process), now and at its peak, in MiB. */
 export async function memoryOf(instance: N8nInstance): Promise<{ rssMiB: number; peakMiB: number }> {
 	const status = await readFile(`/proc/${instance.process.child.pid}/status`, 'utf8');
