@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type BackgroundProcess, waitUntilReady } from './processes';
 
 /** n8n's own default port; `--port N` or N8N_PORT choose another. */
 export const DEFAULT_EDITOR_PORT = 5678;
@@ -32,20 +32,18 @@ export const SANDBOX_OWNER = {
 
 /**
  * Waits until the REST API answers (the health endpoint turns ready before the API routes are
- * mounted); gives up after `limitMs`, showing what n8n printed.
+ * mounted); gives up when n8n exits or after `limitMs`, showing what it printed.
  */
-export async function waitUntilReady(port: number, limitMs: number, recentOutput: () => string): Promise<void> {
-	const deadline = Date.now() + limitMs;
-	while (Date.now() < deadline) {
+export async function waitForEditor(port: number, server: BackgroundProcess, limitMs: number): Promise<void> {
+	const apiAnswers = async () => {
 		try {
 			const response = await fetch(`${apiBase(port)}/rest/settings`, { signal: AbortSignal.timeout(2_000) });
-			if (response.ok && (response.headers.get('content-type') ?? '').includes('application/json')) return;
+			return response.ok && (response.headers.get('content-type') ?? '').includes('application/json');
 		} catch {
-			// Not listening yet.
+			return false; // Not listening yet.
 		}
-		await sleep(500);
-	}
-	throw new Error(`n8n did not become ready within ${limitMs / 1000} s:\n${recentOutput()}`);
+	};
+	await waitUntilReady('n8n', server, apiAnswers, limitMs);
 }
 
 /** Creates the owner on the first start (POST /rest/owner/setup); later starts find it set up. */

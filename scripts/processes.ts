@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Every child still running; each is the leader of its own process group so its children go too. */
 const running = new Set<ChildProcess>();
@@ -118,6 +119,18 @@ export function startBackground(command: string, args: string[], options: Omit<R
 			clearTimeout(forced);
 		},
 	};
+}
+
+export type BackgroundProcess = ReturnType<typeof startBackground>;
+
+/** Waits until `ready` says so; gives up when `server` exits or after `limitMs`, showing its output. */
+export async function waitUntilReady(what: string, server: BackgroundProcess, ready: () => Promise<boolean>, limitMs: number): Promise<void> {
+	const deadline = Date.now() + limitMs;
+	while (Date.now() < deadline && server.child.exitCode === null && server.child.signalCode === null) {
+		if (await ready()) return;
+		await sleep(250);
+	}
+	throw new Error(`${what} did not become ready:\n${server.recentOutput().slice(-4000)}`);
 }
 
 function spawnTracked(command: string, args: string[], options: Omit<RunOptions, 'timeoutMs'>): ChildProcess {

@@ -21,7 +21,7 @@ import {
 	removeFolder,
 	startN8nServer,
 } from './n8n';
-import { editorPort, editorUrl, ensureOwner, SANDBOX_OWNER, waitUntilReady } from './editor';
+import { editorPort, editorUrl, ensureOwner, SANDBOX_OWNER, waitForEditor } from './editor';
 import { refuseTakenPort } from './portCheck';
 import { installExitHooks, stopAllChildren, tail } from './processes';
 import { SANDBOX_CREDENTIAL_NAME, sandboxCredential, startSandbox } from './sandbox';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
 		console.error(`n8n stopped (exit code ${code}).\n${tail(server.recentOutput())}`);
 		void shutdown().finally(() => process.exit(code === 0 ? 0 : 1));
 	});
-	await waitUntilReady(port, 180_000, server.recentOutput);
+	await waitForEditor(port, server, 180_000);
 	await ensureOwner(port);
 
 	const examples = (await readdir(join(projectRoot, 'examples'))).filter((file) => file.endsWith('.json'));

@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { freePort, n8nBin, n8nCommand, n8nEnvironment, projectRoot, startN8nServer } from '../../scripts/n8n';
-import { startBackground } from '../../scripts/processes';
-import { DATABASE_NAME, DATABASE_USER, type BackgroundProcess, waitUntilReady } from './services';
+import { type BackgroundProcess, startBackground, waitUntilReady } from '../../scripts/processes';
+import { DATABASE_NAME, DATABASE_USER } from './services';
 
 export interface ClusterSettings {
 	userFolder: string;

@@ -22,7 +22,7 @@ import {
 	packProject,
 	removeFolder,
 } from '../../scripts/n8n';
-import { installExitHooks, stopAllChildren } from '../../scripts/processes';
+import { type BackgroundProcess, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, type ClusterSettings, type N8nInstance } from './cluster';
@@ -30,7 +30,7 @@ import { startCollector } from './collector';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { printFigures, type Figures } from './report';
-import { ensureServicesInstalled, startPostgres, startRedis, type BackgroundProcess } from './services';
+import { ensureServicesInstalled, startPostgres, startRedis } from './services';
 import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
 import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDER_TYPE, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
 

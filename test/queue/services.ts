@@ -7,16 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort } from '../../scripts/n8n';
-import { run, runOrThrow, startBackground } from '../../scripts/processes';
+import { type BackgroundProcess, run, runOrThrow, startBackground, waitUntilReady } from '../../scripts/processes';
 
 /** Superuser of the private cluster; it trusts loopback connections, so there is no password. */
 export const DATABASE_USER = 'n8n';
 export const DATABASE_NAME = 'postgres';
-
-export type BackgroundProcess = ReturnType<typeof startBackground>;
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 
@@ -57,16 +54,6 @@ export async function ensureServicesInstalled(log: (line: string) => void): Prom
 function asDatabaseUser(command: string, args: string[]): [string, string[]] {
 	if (!isRoot()) return [command, args];
 	return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', command, ...args]];
-}
-
-/** Waits until `ready` says so; gives up when `server` exits or after `limitMs`, showing its output. */
-export async function waitUntilReady(what: string, server: BackgroundProcess, ready: () => Promise<boolean>, limitMs: number): Promise<void> {
-	const deadline = Date.now() + limitMs;
-	while (Date.now() < deadline && server.child.exitCode === null && server.child.signalCode === null) {
-		if (await ready()) return;
-		await sleep(250);
-	}
-	throw new Error(`${what} did not become ready:\n${server.recentOutput().slice(-4000)}`);
 }
 
 /** Starts a fresh cluster in `<folder>/postgres` (`folder`: the run's own temporary folder), appending it to `started`. */
