@@ -1,40 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { useServiceDouble } from '../harness/double';
 import type { SourceItem } from '../harness/sourceNode';
+import { fieldsMode, jsonMode } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
 
-/** A generic-order transaction in the API's shape, padded to about `bytes` bytes of JSON. */
-function order(index: number, bytes = 0): IDataObject {
-	const transaction: IDataObject = {
-		type: 1,
-		contact: { email: ['anna@example.com', 'ben@example.com', 'carla@example.com'][index % 3] },
-		content: {
-			'order.id': `A-${index}`,
-			'order.total': 19.5 + index,
-			'order.items': [{ title: 'Mug', quantity: 1, price: 19.5 }],
-			billing: { fullname: 'Anna Example', 'address.line1': 'Main Street 1' },
-		},
-	};
-	const size = JSON.stringify(transaction).length;
-	if (bytes > size) (transaction.content as IDataObject)['generic_fields.string1'] = 'x'.repeat(bytes - size - 35);
-	return transaction;
-}
-
-const orderIds = (count: number) => Array.from({ length: count }, (_, index) => `A-${index}`);
-
-describe('transaction › create in a workflow', () => {
+describe('transaction › create in a workflow: input and refusals', () => {
 	const { double, credentials } = useServiceDouble();
-	const jsonMode = { resource: 'transaction', operation: 'create', inputMode: 'json' };
-	const fieldsMode = {
-		resource: 'transaction',
-		operation: 'create',
-		inputMode: 'fields',
-		typeBy: 'id',
-		typeId: 1,
-		contactEmail: '={{ $json.email }}',
-		content: '={{ $json.order }}',
-	};
 
 	it('sends three items from fields as one request and pairs each report entry with its item', async () => {
 		const result = await runNode({
@@ -63,51 +33,6 @@ describe('transaction › create in a workflow', () => {
 			{ type: 1, contact: { email: 'ben@example.com' }, content: { order: { id: 'A-2', total: 20.5 } } },
 			{ type: 1, contact: { email: 'carla@example.com' }, content: { 'order.id': 'A-3', 'order.items': [{ title: 'Mug', price: 9 }] } },
 		]);
-	});
-
-	it('splits 3,000 orders of about 8 KB into the fewest requests of at most 9,000,000 bytes, all queued in order', async () => {
-		const items = Array.from({ length: 3000 }, (_, index) => order(index, 8000));
-		const totalBytes = 2 + items.reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)) + 1, -1);
-
-		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
-
-		expect(result.error).toBeUndefined();
-		expect(result.main).toHaveLength(3000);
-		expect(result.main.every((json) => json.queued === true)).toBe(true);
-		const requests = double().requestsTo('transactions');
-		expect(requests.every((request) => request.bodyBytes <= 9_000_000)).toBe(true);
-		expect(requests.length).toBeLessThanOrEqual(Math.ceil(totalBytes / 9_000_000) + 1);
-		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(3000));
-	});
-
-	it('delivers every transaction exactly once when the service’s real limit is 1,000,000 bytes', async () => {
-		double().faults.entityLimitBytes = 1_000_000;
-		double().transactions.keepTransactions = false;
-		const items = Array.from({ length: 400 }, (_, index) => order(index, 8000));
-
-		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
-
-		expect(result.error).toBeUndefined();
-		expect(result.main.map((json) => json.queued)).toEqual(items.map(() => true));
-		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(400));
-		expect(double().transactions.receivedCount).toBe(400);
-		const statuses = double().requestsTo('transactions').map((request) => request.status);
-		expect(statuses).toContain(413);
-	});
-
-	it('fails a transaction alone with a clear message when even it alone is refused as too large', async () => {
-		double().faults.entityLimitBytes = 5_000;
-		const result = await runNode({
-			credentials: credentials(),
-			parameters: jsonMode,
-			items: [order(0, 1000), order(1, 8000), order(2, 1000)],
-			onError: 'continueRegularOutput',
-		});
-
-		expect(result.main[0]).toMatchObject({ queued: true });
-		expect(result.main[1].error).toContain('too large (413), even sent alone');
-		expect(result.main[2]).toMatchObject({ queued: true });
-		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-2']);
 	});
 
 	describe('permission of the import form', () => {
@@ -177,117 +102,6 @@ describe('transaction › create in a workflow', () => {
 			expect(double().transactions.queued).toHaveLength(1);
 			expect(queued.attachments).toEqual([{ filename: 'invoice.pdf', mimetype: 'application/pdf', data: pdf }]);
 		});
-	});
-
-	it('retries two 503s and delivers each transaction once', async () => {
-		double().faults.failNext(2, 503, { retryAfter: '0', match: 'transactions' });
-		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });
-
-		expect(result.error).toBeUndefined();
-		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
-		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([503, 503, 200]);
-		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
-	});
-
-	it('does not resend when the connection breaks after sending, and says the outcome is unknown', async () => {
-		double().faults.dropNext(1, { match: 'transactions' });
-		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });
-
-		expect(result.error?.message).toContain('outcome is unknown');
-		expect(result.error?.description).toContain('No item of an earlier request was queued.');
-		expect(double().requestsTo('transactions')).toHaveLength(1);
-	});
-
-	it('reads the "report" wrapper with string "queued" values as real booleans', async () => {
-		double().faults.reportWrapper = 'report';
-		double().faults.queuedAsString = true;
-		const unknown = { ...order(1), contact: { email: 'nobody@example.com' } };
-		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), unknown] });
-
-		expect(result.main).toEqual([
-			{ queued: true, contact: { id: 1001, email: 'anna@example.com', external_id: 'C-1001' } },
-			{
-				queued: false,
-				contact: { email: 'nobody@example.com' },
-				message: 'No valid contact identification provided for transaction.',
-			},
-		]);
-	});
-
-	it('keeps not-queued transactions as data, with the service’s message for a number given as text', async () => {
-		const asText = { ...order(1), content: { 'order.id': 'A-1', 'order.total': '19.50' } };
-		const result = await runNode({
-			credentials: credentials(),
-			parameters: jsonMode,
-			items: [order(0), asText, { ...order(2), type: undefined, typeName: 'no such type' }],
-		});
-
-		expect(result.error).toBeUndefined();
-		expect(result.main.map((json) => [json.queued, json.message])).toEqual([
-			[true, undefined],
-			[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
-			[false, "Transaction type with name 'no such type' not found."],
-		]);
-	});
-
-	it('sends not-queued items to the error output when it is enabled', async () => {
-		const unknown = { ...order(1), contact: { external_id: 'C-404' } };
-		const result = await runNode({
-			credentials: credentials(),
-			parameters: jsonMode,
-			items: [order(0), unknown, order(2)],
-			onError: 'continueErrorOutput',
-		});
-
-		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
-		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 2 }]);
-		expect(result.errorOutput).toHaveLength(1);
-		expect(result.errorOutput[0]).toMatchObject({
-			error: 'The transaction was not queued',
-			message: 'No valid contact identification provided for transaction.',
-			contact: { external_id: 'C-404' },
-		});
-		expect(result.outputs[1][0].pairedItem).toEqual({ item: 1 });
-	});
-
-	describe('with Ignore Invalid Transactions off', () => {
-		const strict = { ...jsonMode, options: { ignoreInvalidTransactions: false, maxRequestBytes: 1024 } };
-		const items = [order(0, 700), order(1, 700), { ...order(2, 700), contact: { email: 'nobody@example.com' } }];
-
-		it('fails the refused request’s items with the service’s message and counts those already queued', async () => {
-			const result = await runNode({ credentials: credentials(), parameters: strict, items, onError: 'continueRegularOutput' });
-
-			expect(result.main.slice(0, 2).map((json) => json.queued)).toEqual([true, true]);
-			expect(result.main[2].error).toContain('No valid contact identification provided for transaction.');
-			expect(result.main[2].message).toContain('2 items of earlier requests were already queued');
-			expect(double().requestsTo('transactions').map((request) => request.query)).toEqual(
-				Array(3).fill([['ignore_invalid_transactions', 'false']]),
-			);
-		});
-
-		it('stops the node with an error that says how many items were queued', async () => {
-			const result = await runNode({ credentials: credentials(), parameters: strict, items });
-
-			expect(result.error?.message).toContain('No valid contact identification provided for transaction.');
-			expect(result.error?.httpCode).toBe('400');
-			expect(result.error?.description).toContain('2 items of earlier requests were already queued');
-			expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
-		});
-	});
-
-	it('fails only the items of a request that stays unavailable, keeping the others’ results', async () => {
-		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
-		const result = await runNode({
-			credentials: credentials(),
-			parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } },
-			items: [order(0, 700), order(1, 700)],
-			onError: 'continueRegularOutput',
-		});
-
-		expect(result.main[0].error).toContain('(items 0 to 0, 1 transactions)');
-		expect(result.main[0].message).toContain('No item of an earlier request was queued.');
-		expect(result.main[1]).toMatchObject({ queued: true });
-		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
 	});
 
 	it('reads one transaction per item from a Transaction JSON expression, with the type by name', async () => {

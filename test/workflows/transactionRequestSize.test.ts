@@ -1,0 +1,52 @@
+import { useServiceDouble } from '../harness/double';
+import { jsonMode, order, orderIds } from '../harness/transactions';
+import { runNode } from '../harness/workflow';
+
+describe('transaction › create in a workflow: request size', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('splits 3,000 orders of about 8 KB into the fewest requests of at most 9,000,000 bytes, all queued in order', async () => {
+		const items = Array.from({ length: 3000 }, (_, index) => order(index, 8000));
+		const totalBytes = 2 + items.reduce<number>((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)) + 1, -1);
+
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
+
+		expect(result.error).toBeUndefined();
+		expect(result.main).toHaveLength(3000);
+		expect(result.main.every((json) => json.queued === true)).toBe(true);
+		const requests = double().requestsTo('transactions');
+		expect(requests.every((request) => request.bodyBytes <= 9_000_000)).toBe(true);
+		expect(requests.length).toBeLessThanOrEqual(Math.ceil(totalBytes / 9_000_000) + 1);
+		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(3000));
+	});
+
+	it('delivers every transaction exactly once when the service’s real limit is 1,000,000 bytes', async () => {
+		double().faults.entityLimitBytes = 1_000_000;
+		double().transactions.keepTransactions = false;
+		const items = Array.from({ length: 400 }, (_, index) => order(index, 8000));
+
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
+
+		expect(result.error).toBeUndefined();
+		expect(result.main.map((json) => json.queued)).toEqual(items.map(() => true));
+		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(400));
+		expect(double().transactions.receivedCount).toBe(400);
+		const statuses = double().requestsTo('transactions').map((request) => request.status);
+		expect(statuses).toContain(413);
+	});
+
+	it('fails a transaction alone with a clear message when even it alone is refused as too large', async () => {
+		double().faults.entityLimitBytes = 5_000;
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: jsonMode,
+			items: [order(0, 1000), order(1, 8000), order(2, 1000)],
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main[0]).toMatchObject({ queued: true });
+		expect(result.main[1].error).toContain('too large (413), even sent alone');
+		expect(result.main[2]).toMatchObject({ queued: true });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-2']);
+	});
+});

@@ -1,0 +1,118 @@
+import { useServiceDouble } from '../harness/double';
+import { jsonMode, order } from '../harness/transactions';
+import { runNode } from '../harness/workflow';
+
+describe('transaction › create in a workflow: service answers and failures', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('retries two 503s and delivers each transaction once', async () => {
+		double().faults.failNext(2, 503, { retryAfter: '0', match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });
+
+		expect(result.error).toBeUndefined();
+		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
+		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([503, 503, 200]);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
+	});
+
+	it('does not resend when the connection breaks after sending, and says the outcome is unknown', async () => {
+		double().faults.dropNext(1, { match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });
+
+		expect(result.error?.message).toContain('outcome is unknown');
+		expect(result.error?.description).toContain('No item of an earlier request was queued.');
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+	});
+
+	it('reads the "report" wrapper with string "queued" values as real booleans', async () => {
+		double().faults.reportWrapper = 'report';
+		double().faults.queuedAsString = true;
+		const unknown = { ...order(1), contact: { email: 'nobody@example.com' } };
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), unknown] });
+
+		expect(result.main).toEqual([
+			{ queued: true, contact: { id: 1001, email: 'anna@example.com', external_id: 'C-1001' } },
+			{
+				queued: false,
+				contact: { email: 'nobody@example.com' },
+				message: 'No valid contact identification provided for transaction.',
+			},
+		]);
+	});
+
+	it('keeps not-queued transactions as data, with the service’s message for a number given as text', async () => {
+		const asText = { ...order(1), content: { 'order.id': 'A-1', 'order.total': '19.50' } };
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: jsonMode,
+			items: [order(0), asText, { ...order(2), type: undefined, typeName: 'no such type' }],
+		});
+
+		expect(result.error).toBeUndefined();
+		expect(result.main.map((json) => [json.queued, json.message])).toEqual([
+			[true, undefined],
+			[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
+			[false, "Transaction type with name 'no such type' not found."],
+		]);
+	});
+
+	it('sends not-queued items to the error output when it is enabled', async () => {
+		const unknown = { ...order(1), contact: { external_id: 'C-404' } };
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: jsonMode,
+			items: [order(0), unknown, order(2)],
+			onError: 'continueErrorOutput',
+		});
+
+		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
+		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 2 }]);
+		expect(result.errorOutput).toHaveLength(1);
+		expect(result.errorOutput[0]).toMatchObject({
+			error: 'The transaction was not queued',
+			message: 'No valid contact identification provided for transaction.',
+			contact: { external_id: 'C-404' },
+		});
+		expect(result.outputs[1][0].pairedItem).toEqual({ item: 1 });
+	});
+
+	describe('with Ignore Invalid Transactions off', () => {
+		const strict = { ...jsonMode, options: { ignoreInvalidTransactions: false, maxRequestBytes: 1024 } };
+		const items = [order(0, 700), order(1, 700), { ...order(2, 700), contact: { email: 'nobody@example.com' } }];
+
+		it('fails the refused request’s items with the service’s message and counts those already queued', async () => {
+			const result = await runNode({ credentials: credentials(), parameters: strict, items, onError: 'continueRegularOutput' });
+
+			expect(result.main.slice(0, 2).map((json) => json.queued)).toEqual([true, true]);
+			expect(result.main[2].error).toContain('No valid contact identification provided for transaction.');
+			expect(result.main[2].message).toContain('2 items of earlier requests were already queued');
+			expect(double().requestsTo('transactions').map((request) => request.query)).toEqual(
+				Array(3).fill([['ignore_invalid_transactions', 'false']]),
+			);
+		});
+
+		it('stops the node with an error that says how many items were queued', async () => {
+			const result = await runNode({ credentials: credentials(), parameters: strict, items });
+
+			expect(result.error?.message).toContain('No valid contact identification provided for transaction.');
+			expect(result.error?.httpCode).toBe('400');
+			expect(result.error?.description).toContain('2 items of earlier requests were already queued');
+			expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
+		});
+	});
+
+	it('fails only the items of a request that stays unavailable, keeping the others’ results', async () => {
+		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } },
+			items: [order(0, 700), order(1, 700)],
+			onError: 'continueRegularOutput',
+		});
+
+		expect(result.main[0].error).toContain('(items 0 to 0, 1 transactions)');
+		expect(result.main[0].message).toContain('No item of an earlier request was queued.');
+		expect(result.main[1]).toMatchObject({ queued: true });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+	});
+});
