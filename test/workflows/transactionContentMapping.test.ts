@@ -1,50 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
-
 import { useServiceDouble } from '../harness/double';
+import { exampleNode, mapped, MONEY, sentContent, webhookItem, wooItem, wooOrder } from '../harness/wooCommerce';
 import { runNode } from '../harness/workflow';
-
-interface ExampleFile {
-	nodes: Array<{ name: string; parameters: INodeParameters }>;
-	pinData: Record<string, Array<{ json: IDataObject }>>;
-}
-
-const example = JSON.parse(
-	readFileSync(join(__dirname, '..', '..', 'examples', 'woocommerce-order-mapped-fields.json'), 'utf8'),
-) as ExampleFile;
-const exampleNode = example.nodes.find((node) => node.name === 'Send Order Confirmation')!;
-/** The pinned WooCommerce webhook item: `{ headers, params, query, body: <order> }`. */
-const webhookItem = example.pinData['WooCommerce Order Webhook'][0].json;
-const wooOrder = webhookItem.body as IDataObject;
-
-/** A WooCommerce order (as the webhook delivers it) with some fields replaced. */
-const wooItem = (changes: IDataObject = {}): IDataObject => ({ ...webhookItem, body: { ...wooOrder, ...changes } });
-
-const mapped = (value: Record<string, string>, more: IDataObject = {}): INodeParameters => ({
-	resource: 'transaction',
-	operation: 'create',
-	inputMode: 'fields',
-	typeBy: 'id',
-	typeId: 1,
-	contactEmail: '={{ $json.body.billing.email }}',
-	contactMode: 'import',
-	permission: 2,
-	contentMode: 'mapped',
-	contentFields: { mappingMode: 'defineBelow', value, ...more } as INodeParameters,
-});
-
-const MONEY = {
-	'order.id': '={{ $json.body.number }}',
-	'order.total': '={{ $json.body.total }}',
-	'order.tax_rate': '={{ $json.body.tax_lines[0].rate_percent }}',
-};
 
 describe('transaction › create with content mapped onto the generic order type', () => {
 	const { double, credentials } = useServiceDouble();
-	const sentContent = () =>
-		double().transactions.queued.map((queued) => (queued.transaction?.import as IDataObject).content as IDataObject);
 
 	it('queues the WooCommerce example order with "total": "59.90" sent as the number 59.9', async () => {
 		expect(wooOrder.total).toBe('59.90');
@@ -58,7 +17,7 @@ describe('transaction › create with content mapped onto the generic order type
 		expect(result.error).toBeUndefined();
 		expect(result.errorOutput).toEqual([]);
 		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' } }]);
-		const [content] = sentContent();
+		const [content] = sentContent(double());
 		expect(content).toEqual({
 			'order.id': '5310',
 			'order.date': '2026-11-20T13:03:27Z',
@@ -115,7 +74,7 @@ describe('transaction › create with content mapped onto the generic order type
 			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
 		});
 		expect(result.main[2].error).toBe('[item 2] Content Fields: order.total must be a number, not the text "1,234.50"');
-		expect(sentContent()).toEqual([{ 'order.id': '5310', 'order.total': 59.9, 'order.tax_rate': 19 }]);
+		expect(sentContent(double())).toEqual([{ 'order.id': '5310', 'order.total': 59.9, 'order.tax_rate': 19 }]);
 		expect(double().transactions.receivedCount).toBe(1);
 	});
 
@@ -145,7 +104,7 @@ describe('transaction › create with content mapped onto the generic order type
 		expect(result.main[2].error).toBe(
 			'[item 2] Content Fields: order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
 		);
-		expect(sentContent()).toEqual([
+		expect(sentContent(double())).toEqual([
 			{
 				'order.id': '5310',
 				'order.items': [
@@ -180,7 +139,7 @@ describe('transaction › create with content mapped onto the generic order type
 		});
 
 		expect(result.main).toEqual([expect.objectContaining({ queued: true })]);
-		expect(sentContent()).toEqual([
+		expect(sentContent(double())).toEqual([
 			{ 'order.id': '5310', 'generic_fields.number1': 42, loyalty: { tier: 'gold', points: '1200' }, coupon: 'SUMMER-10' },
 		]);
 	});
@@ -196,72 +155,9 @@ describe('transaction › create with content mapped onto the generic order type
 		});
 
 		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
-		expect(sentContent()).toEqual([
+		expect(sentContent(double())).toEqual([
 			{ 'order.id': 'A-1', 'order.total': 59.9 },
 			{ 'order.id': 'A-2', 'order.total': 20.5, 'billing.address.line1': 'Main Street 1' },
 		]);
-	});
-
-	describe('JSON content with Validate Generic Order Content', () => {
-		const transaction = (content: IDataObject) => ({ type: 1, contact: { email: 'anna@example.com' }, content });
-		const items = [
-			transaction({ 'order.id': 'A-1', order: { total: '59.90' }, 'order.items': '[{"title": "Mug"}]' }),
-			transaction({ 'order.id': 'A-2', 'order.tax_rate': '12,5' }),
-			transaction({ 'order.id': 'A-3', 'order.total': '1,234.50' }),
-			transaction({ 'order.id': 'A-4', 'order.items': 'Mug x2' }),
-		];
-		const jsonMode = { resource: 'transaction', operation: 'create', inputMode: 'json' };
-
-		it('refuses the same bad values before sending and converts decimal text', async () => {
-			const result = await runNode({
-				credentials: credentials(),
-				parameters: { ...jsonMode, options: { validateGenericOrderContent: true } },
-				items,
-				onError: 'continueRegularOutput',
-			});
-
-			expect(result.main[0]).toMatchObject({ queued: true });
-			expect(result.main.slice(1).map((json) => json.error)).toEqual([
-				'[item 1] "content": order.tax_rate must be a number, not the text "12,5"',
-				'[item 2] "content": order.total must be a number, not the text "1,234.50"',
-				'[item 3] "content": order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
-			]);
-			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
-				transaction({ 'order.id': 'A-1', order: { total: 59.9 }, 'order.items': [{ title: 'Mug' }] }),
-			]);
-		});
-
-		it('checks the Content field of the Fields mode too', async () => {
-			const result = await runNode({
-				credentials: credentials(),
-				parameters: {
-					...mapped({}),
-					contentMode: 'json',
-					content: '={{ $json.body.tax_lines[0].rate_percent === 19 ? { "order.total": $json.body.total } : { "order.tax_rate": "12,5" } }}',
-					options: { validateGenericOrderContent: true },
-				},
-				items: [wooItem(), wooItem({ tax_lines: [{ rate_percent: 7 }] })],
-				onError: 'continueRegularOutput',
-			});
-
-			expect(result.main[0]).toMatchObject({ queued: true });
-			expect(result.main[1].error).toContain('[item 1] Content: order.tax_rate must be a number, not the text "12,5"');
-			expect(sentContent()).toEqual([{ 'order.total': 59.9 }]);
-		});
-
-		it('sends every transaction byte for byte as today when the option is off', async () => {
-			const result = await runNode({ credentials: credentials(), parameters: jsonMode, items });
-
-			expect(result.error).toBeUndefined();
-			expect(result.main.map((json) => [json.queued, json.message])).toEqual([
-				[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
-				[false, "The provided attribute 'order.tax_rate' cannot be transformed: double expected."],
-				[false, "The provided attribute 'order.total' cannot be transformed: double expected."],
-				[true, undefined],
-			]);
-			const [request] = double().requestsTo('transactions');
-			expect(request.bodyBytes).toBe(Buffer.byteLength(JSON.stringify(items)));
-			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([items[3]]);
-		});
 	});
 });
