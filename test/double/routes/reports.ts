@@ -4,6 +4,7 @@ import type { DoubleRequest, DoubleResponse } from '../http';
 import { xmlError, xmlResponse } from '../http';
 import type { XmlElement, XmlValue } from '../xml';
 import { toXml } from '../xml';
+import { BadRequest, booleanParameter, integer, oneOf, pagedAnswer } from './reportQuery';
 
 export type BlockStatus = 'allowed' | 'blocked';
 
@@ -38,34 +39,10 @@ interface UnsubscriptionEvent {
 	atMs: number;
 }
 
-const MAX_PAGE_SIZE = 1000;
-
-class BadRequest extends Error {}
-
 function toMillis(at: Date | string): number {
 	const ms = at instanceof Date ? at.getTime() : Date.parse(at);
 	if (Number.isNaN(ms)) throw new Error(`not a time: ${String(at)}`);
 	return Math.floor(ms / 1000) * 1000;
-}
-
-function integer(query: URLSearchParams, name: string, fallback: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-	const value = query.get(name);
-	if (value === null) return fallback;
-	if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-		throw new BadRequest(`Invalid value '${value}' for ${name}: expected an integer from ${min} to ${max}.`);
-	}
-	return Number(value);
-}
-
-function oneOf<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
-	const value = query.get(name);
-	if (value === null) return undefined;
-	if (!allowed.includes(value as T)) throw new BadRequest(`Invalid value '${value}' for ${name}.`);
-	return value as T;
-}
-
-function booleanParameter(query: URLSearchParams, name: string, fallback: boolean): boolean {
-	return oneOf(query, name, ['true', 'false'] as const) === undefined ? fallback : query.get(name) === 'true';
 }
 
 /**
@@ -215,30 +192,13 @@ export class ReportsArea {
 	}
 
 	private page<T>(query: URLSearchParams, path: string, records: T[], render: (records: T[]) => string): DoubleResponse {
-		const pageIndex = integer(query, 'page_index', 1, 1) as number;
-		const pageSize = integer(query, 'page_size', 100, 1, MAX_PAGE_SIZE) as number;
-		const fault = this.pageFaults.findIndex((candidate) => candidate.pageIndex === pageIndex);
-		if (fault >= 0) {
+		return pagedAnswer(query, path, records, render, (pageIndex) => {
+			const fault = this.pageFaults.findIndex((candidate) => candidate.pageIndex === pageIndex);
+			if (fault < 0) return undefined;
 			const [{ status, retryAfter }] = this.pageFaults.splice(fault, 1);
 			const response = xmlError(status, `Injected ${status} on page ${pageIndex}`);
 			if (retryAfter !== undefined) response.headers = { ...response.headers, 'Retry-After': retryAfter };
 			return response;
-		}
-		const pages = Math.ceil(records.length / pageSize);
-		const link = (index: number, rel: string) => {
-			const linkQuery = new URLSearchParams(query);
-			linkQuery.set('page_index', String(index));
-			linkQuery.set('page_size', String(pageSize));
-			return `</1.0/${path}?${linkQuery.toString()}>; rel="${rel}"`;
-		};
-		const links = [link(1, 'first'), link(Math.max(pages, 1), 'last')];
-		if (pageIndex < pages) links.push(link(pageIndex + 1, 'next'));
-		if (pageIndex > 1) links.push(link(pageIndex - 1, 'prev'));
-		const slice = records.slice((pageIndex - 1) * pageSize, pageIndex * pageSize);
-		return xmlResponse(200, `<?xml version="1.0" encoding="UTF-8"?>\n${render(slice)}`, {
-			'X-Pages': String(pages),
-			'X-Items': String(records.length),
-			Link: links.join(', '),
 		});
 	}
 
