@@ -3,10 +3,16 @@ import { type BackgroundProcess, waitUntilReady } from './processes';
 /** n8n's own default port; `--port N` or N8N_PORT choose another. */
 export const DEFAULT_EDITOR_PORT = 5678;
 
+/** The value of `--name V` or `--name=V` in `argv`: undefined when not given, empty when given without a value. */
+export function optionValue(argv: string[], name: string): string | undefined {
+	const index = argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+	if (index === -1) return undefined;
+	return (argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1]) ?? '';
+}
+
 /** The editor's port from `--port N` / `--port=N`, else N8N_PORT, else 5678. */
 export function editorPort(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): number {
-	const index = argv.findIndex((arg) => arg === '--port' || arg.startsWith('--port='));
-	const given = index === -1 ? env.N8N_PORT : argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+	const given = optionValue(argv, 'port') ?? env.N8N_PORT;
 	if (given === undefined || given === '') return DEFAULT_EDITOR_PORT;
 	const port = Number(given);
 	if (!Number.isInteger(port) || port < 1 || port > 65535) {

@@ -21,7 +21,7 @@ import {
 	removeFolder,
 	startN8nServer,
 } from './n8n';
-import { editorPort, editorUrl, ensureOwner, SANDBOX_OWNER, waitForEditor } from './editor';
+import { editorPort, editorUrl, ensureOwner, optionValue, SANDBOX_OWNER, waitForEditor } from './editor';
 import { refuseTakenPort } from './portCheck';
 import { installExitHooks, stopAllChildren, tail } from './processes';
 import { SANDBOX_CREDENTIAL_NAME, sandboxCredential, startSandbox } from './sandbox';
@@ -33,8 +33,7 @@ const log = (line: string) => console.log(line);
  * (ignored by git). Kept between starts, so the owner and your own workflows stay.
  */
 function userFolderOption(argv: string[] = process.argv.slice(2)): string {
-	const index = argv.findIndex((arg) => arg === '--user-folder' || arg.startsWith('--user-folder='));
-	const given = index === -1 ? process.env.N8N_USER_FOLDER : argv[index].includes('=') ? argv[index].split('=')[1] : argv[index + 1];
+	const given = optionValue(argv, 'user-folder') ?? process.env.N8N_USER_FOLDER;
 	return given === undefined || given === '' ? join(installDir, 'sandbox-user') : resolve(given);
 }
 

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 import { DEFAULT_API_KEY } from '../test/double/server';
-import { editorPort, editorUrl, SANDBOX_OWNER } from './editor';
+import { editorPort, editorUrl, optionValue, SANDBOX_OWNER } from './editor';
 import { projectRoot } from './n8n';
 import { SANDBOX_CREDENTIAL_ID } from './sandbox';
 import { credentialSteps, type Walk } from './walkthroughCredential';
@@ -183,8 +183,8 @@ async function walk(page: Page, base: string, save: Walk['save']): Promise<void>
 }
 
 function outFolder(argv: string[] = process.argv.slice(2)): string {
-	const index = argv.indexOf('--out');
-	return index === -1 ? join(projectRoot, '.walkthrough') : resolve(argv[index + 1]);
+	const given = optionValue(argv, 'out');
+	return given === undefined || given === '' ? join(projectRoot, '.walkthrough') : resolve(given);
 }
 
 async function main(): Promise<void> {
