@@ -17,7 +17,7 @@ function describe(value: unknown): string {
 	if (typeof value === 'string') return `the text ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
 	if (typeof value === 'number') return `the number ${value}`;
 	if (Array.isArray(value)) return 'a list';
-	if (typeof value === 'object' && value !== null) return 'an object';
+	if (isPlainObject(value)) return 'an object';
 	return String(value);
 }
 

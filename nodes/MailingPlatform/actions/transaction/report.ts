@@ -1,4 +1,5 @@
 /** Reading the service's report of one request: pure, no n8n or HTTP here. */
+import { isPlainObject } from '../../helpers/objects';
 
 export interface ReportEntry {
 	queued: boolean;
@@ -27,7 +28,7 @@ export function readReport(body: string, expectedCount: number): ReadReport {
 	} catch {
 		return { ok: false, problem: 'the answer is not JSON' };
 	}
-	const wrapper = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+	const wrapper = isPlainObject(parsed) ? parsed : {};
 	const list = Array.isArray(wrapper.reports) ? wrapper.reports : Array.isArray(wrapper.report) ? wrapper.report : undefined;
 	if (list === undefined) return { ok: false, problem: 'the answer has no "reports" or "report" list' };
 	if (list.length !== expectedCount) {
@@ -38,9 +39,9 @@ export function readReport(body: string, expectedCount: number): ReadReport {
 	}
 	const entries: ReportEntry[] = [];
 	for (let index = 0; index < list.length; index++) {
-		const raw = list[index] as Record<string, unknown> | null;
-		const queued = readQueued(raw?.queued);
-		if (raw === null || typeof raw !== 'object' || queued === undefined) {
+		const raw: unknown = list[index];
+		const queued = isPlainObject(raw) ? readQueued(raw.queued) : undefined;
+		if (!isPlainObject(raw) || queued === undefined) {
 			return { ok: false, problem: `report entry ${index + 1} has no readable "queued" value` };
 		}
 		const entry: ReportEntry = { queued, contact: raw.contact ?? null };
