@@ -1,11 +1,22 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { contentReader } from './content';
+import { CONTENT_LABEL, contentReader } from './content';
 import { InputProblem } from '../../helpers/input';
 import { readerFor } from './parameters';
 import type { TransactionBuilder } from './prepare';
+import type { FieldLabels } from './validation';
 
 const text = (value: unknown) => String(value ?? '').trim();
+
+/** The parameters' names, for messages; the type's depends on how it is given. */
+const LABELS_BY_ID: FieldLabels = {
+	type: 'Transaction Type ID',
+	contact: 'Contact E-Mail, Contact External ID or Contact ID',
+	permission: 'Permission',
+	content: CONTENT_LABEL,
+	attachments: 'Attachment Binary Properties',
+};
+const LABELS_BY_NAME: FieldLabels = { ...LABELS_BY_ID, type: 'Transaction Type Name' };
 
 /**
  * Builds one transaction per item in the API's shape from the Fields parameters. Empty
@@ -68,15 +79,6 @@ export function fieldsTransactionBuilder(
 			transaction.contact = contact;
 			transaction.content = body;
 		}
-		return {
-			transaction,
-			labels: {
-				type: byName ? 'Transaction Type Name' : 'Transaction Type ID',
-				contact: 'Contact E-Mail, Contact External ID or Contact ID',
-				permission: 'Permission',
-				content: 'Content',
-				attachments: 'Attachment Binary Properties',
-			},
-		};
+		return { transaction, labels: byName ? LABELS_BY_NAME : LABELS_BY_ID };
 	};
 }
