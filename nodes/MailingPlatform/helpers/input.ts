@@ -11,3 +11,8 @@ export class InputProblem extends Error {
 		super(message);
 	}
 }
+
+/** Whether a parameter or field was left empty: absent, null or only blanks. */
+export function isEmpty(value: unknown): boolean {
+	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}

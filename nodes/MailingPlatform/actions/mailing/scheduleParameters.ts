@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
 import { parseDateTime } from '../../helpers/dateTime';
-import { InputProblem } from '../../helpers/input';
+import { InputProblem, isEmpty } from '../../helpers/input';
 import { readBoolean, readChoice, readInteger } from './values';
 
 /**
@@ -60,10 +60,6 @@ export interface Schedule {
 }
 
 const WALL_CLOCK = 'yyyy-MM-dd HH:mm';
-
-function isEmpty(value: unknown): boolean {
-	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
 
 /**
  * A date-time as wall-clock time in `timeZone`, to the minute (seconds are dropped, as the

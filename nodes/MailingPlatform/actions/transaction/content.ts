@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { InputProblem } from '../../helpers/input';
+import { InputProblem, isEmpty } from '../../helpers/input';
 
 import { GENERIC_ORDER_KEYS } from './genericOrder';
 import { checkGenericOrderContent, valueAt } from './genericOrderContent';
@@ -20,9 +20,6 @@ interface ExtraFields {
 export const CONTENT_LABEL = 'Content';
 export const MAPPED_LABEL = 'Content Fields';
 const EXTRA_LABEL = 'Extra Content Fields';
-
-const isEmpty = (value: unknown) =>
-	value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** Mapped values with the empty ones left out: the keys the user gave a value, flat as the spec shows them. */
 function mappedValues(fields: MappedFields, item: IDataObject): Record<string, unknown> {
