@@ -1,8 +1,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-import type { RecordedRequest } from '../test/double/server';
+import type { RecordedRequest, ServiceDouble } from '../test/double/server';
 import type { CredentialValues } from '../test/harness/workflow';
+import { processCpuMs } from './measure';
 
 /** What a double's process answers to `reset` and `stats`: counted since the last reset. */
 export interface DoubleStats {
@@ -18,6 +19,27 @@ export interface DoubleStats {
 
 export function requestStats(requests: RecordedRequest[]): DoubleStats['requests'] {
 	return requests.map(({ rawPath, query, bodyBytes, status }) => ({ path: `${rawPath}?${new URLSearchParams(query).toString()}`, bodyBytes, status }));
+}
+
+/**
+ * The child's side of `DoubleProcess`: sends the double's credentials, answers `reset` (after
+ * `reset()`) and `stats` (`stats()` plus the process's CPU time since the last reset), and
+ * closes the double when the parent disconnects.
+ */
+export function serveDouble(double: ServiceDouble, area: { reset: () => void; stats: () => Omit<DoubleStats, 'cpuMs'> }): void {
+	let cpuAtReset = processCpuMs();
+	process.on('message', (command: 'reset' | 'stats') => {
+		if (command === 'reset') {
+			area.reset();
+			cpuAtReset = processCpuMs();
+			process.send?.('reset');
+			return;
+		}
+		const stats: DoubleStats = { ...area.stats(), cpuMs: processCpuMs() - cpuAtReset };
+		process.send?.(stats);
+	});
+	process.on('disconnect', () => void double.close().then(() => process.exit(0)));
+	process.send?.({ baseUrl: double.baseUrl, apiKey: double.apiKey });
 }
 
 /**

@@ -2,9 +2,7 @@ import './env';
 
 import type { DoubleRequest, DoubleResponse } from '../test/double/http';
 import { ServiceDouble } from '../test/double/server';
-import type { DoubleStats } from './doubleProcess';
-import { requestStats } from './doubleProcess';
-import { processCpuMs } from './measure';
+import { requestStats, serveDouble } from './doubleProcess';
 
 /**
  * The double for the report benchmarks, in its own process (see DoubleProcess), made cheap per
@@ -18,7 +16,6 @@ async function main(): Promise<void> {
 	double.faults.delayMs = latencyMs;
 	preRenderPages(double);
 
-	let cpuAtReset = processCpuMs();
 	let answerBytes = 0;
 	const send = double.reports.handle.bind(double.reports);
 	double.reports.handle = (request) => {
@@ -26,23 +23,13 @@ async function main(): Promise<void> {
 		answerBytes += Buffer.byteLength(response?.body ?? '', 'utf8');
 		return response;
 	};
-	process.on('message', (command: 'reset' | 'stats') => {
-		if (command === 'reset') {
+	serveDouble(double, {
+		reset: () => {
 			double.requests.length = 0;
 			answerBytes = 0;
-			cpuAtReset = processCpuMs();
-			process.send?.('reset');
-			return;
-		}
-		const stats: DoubleStats = {
-			requests: requestStats(double.requestsTo('reports/blocks')),
-			answerBytes,
-			cpuMs: processCpuMs() - cpuAtReset,
-		};
-		process.send?.(stats);
+		},
+		stats: () => ({ requests: requestStats(double.requestsTo('reports/blocks')), answerBytes }),
 	});
-	process.on('disconnect', () => void double.close().then(() => process.exit(0)));
-	process.send?.({ baseUrl: double.baseUrl, apiKey: double.apiKey });
 }
 
 /** Answers from pages rendered once per report and filter (the query without `page_index`). */
