@@ -4,14 +4,10 @@
  *
  * Usage: node .build-test/scripts/publishGuard.js [--metadata-only]
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { projectRoot } from './n8n';
-import { missingPublishFields, type PublishManifest } from './publishMetadata';
+import { missingPublishFields, readProjectManifest } from './publishMetadata';
 
 function problems(metadataOnly: boolean): string[] {
-	const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PublishManifest & { version: string };
+	const manifest = readProjectManifest();
 	const found = missingPublishFields(manifest).map((field) => `package.json has no true ${field}`);
 	if (metadataOnly) return found;
 	if (process.env.GITHUB_ACTIONS !== 'true' || !process.env.GITHUB_WORKFLOW_REF?.includes('/.github/workflows/publish.yml@')) {

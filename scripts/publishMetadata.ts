@@ -3,6 +3,10 @@
  * publish (README, Publishing). n8n's verification matches `repository` and `author` against a
  * public GitHub repository, so none of them may be guessed.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { projectRoot } from './n8n';
 
 interface Person {
 	name?: string;
@@ -10,6 +14,7 @@ interface Person {
 }
 
 export interface PublishManifest {
+	version: string;
 	repository?: string | { url?: string };
 	bugs?: string | { url?: string };
 	homepage?: string;
@@ -25,6 +30,11 @@ function urlOf(field: string | { url?: string } | undefined): string {
 function authorEmail(author: PublishManifest['author']): string {
 	if (typeof author === 'string') return /<([^>]*)>/.exec(author)?.[1]?.trim() ?? '';
 	return author?.email?.trim() ?? '';
+}
+
+/** The project's package.json. */
+export function readProjectManifest(): PublishManifest {
+	return JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PublishManifest;
 }
 
 /** What is still missing, each as the field and what it must hold; empty when ready. */

@@ -5,14 +5,14 @@
  *
  * Usage: npm run scan (builds first). Exits 1 on any finding.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { analyzePackage, SOURCE_FILE_PATTERNS } from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 import { makeUserFolder, packProject, projectRoot, removeFolder } from './n8n';
 import { runOrThrow } from './processes';
-import { missingPublishFields, type PublishManifest } from './publishMetadata';
+import { missingPublishFields, readProjectManifest } from './publishMetadata';
 
 /** What the scanner lints in the tarball: compiled code and the published package.json. */
 const PACKAGE_FILE_PATTERNS = ['**/*.js', 'package.json'];
@@ -30,8 +30,7 @@ function errorRules(details: string): string[] {
 }
 
 function authorAwaited(): boolean {
-	const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as PublishManifest;
-	return missingPublishFields(manifest).some((field) => field.startsWith('author:'));
+	return missingPublishFields(readProjectManifest()).some((field) => field.startsWith('author:'));
 }
 
 async function scan(label: string, folder: string, patterns: string[]): Promise<boolean> {
