@@ -1,4 +1,5 @@
 import { useServiceDouble } from '../harness/double';
+import { jsonMode } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
 
 /** Retry and failure behaviour every operation inherits from the transport, seen through rename. */
@@ -53,7 +54,7 @@ describe('transport behaviour in a workflow', () => {
 
 		const result = await runNode({
 			credentials: credentials(),
-			parameters: { resource: 'transaction', operation: 'create', inputMode: 'json' },
+			parameters: jsonMode,
 			items,
 			onError: 'continueRegularOutput',
 		});
