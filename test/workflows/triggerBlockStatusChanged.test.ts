@@ -1,5 +1,5 @@
 import { useServiceDouble } from '../harness/double';
-import { N8nClock } from '../harness/clock';
+import { useN8nClock } from '../harness/clock';
 import { pollWorkflow, runPoll, savedState } from '../harness/poll';
 import type { CredentialValues } from '../harness/workflow';
 
@@ -9,9 +9,7 @@ const MINUTE = 60_000;
 
 describe('mailingPlatformTrigger › blockStatusChanged', () => {
 	const { double, credentials } = useServiceDouble();
-	const clock = new N8nClock();
-	beforeEach(() => clock.install());
-	afterEach(() => clock.restore());
+	const clock = useN8nClock();
 	const poll = async (workflow: ReturnType<typeof pollWorkflow>, mode: 'trigger' | 'manual' = 'trigger', credential?: CredentialValues) =>
 		await runPoll(workflow, credential ?? credentials(), mode);
 

@@ -1,5 +1,5 @@
 import { useServiceDouble } from '../harness/double';
-import { N8nClock } from '../harness/clock';
+import { useN8nClock } from '../harness/clock';
 import { pollWorkflow, runPoll } from '../harness/poll';
 
 const MINUTE = 60_000;
@@ -25,9 +25,7 @@ interface Scenario {
  */
 function useScenario() {
 	const { double, credentials } = useServiceDouble();
-	const clock = new N8nClock();
-	beforeEach(() => clock.install());
-	afterEach(() => clock.restore());
+	const clock = useN8nClock();
 	return async (scenario: Scenario) => {
 		double().timeZone = scenario.account;
 		const workflow = pollWorkflow({ timezone: scenario.workflow });
