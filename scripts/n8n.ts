@@ -19,8 +19,15 @@ export const N8N_1_VERSION = '1.123.50';
 /** Compiled to .build-test/scripts/, two levels below the project. */
 export const projectRoot = resolve(__dirname, '..', '..');
 
+/**
+ * Where the test tools live (n8n releases, Node.js 24, the newest n8n packages): the project
+ * folder, or TEST_TOOLS_DIR when set. CI points it at the machine's cache, so that a clean clone
+ * reuses what an earlier run installed instead of installing gigabytes again.
+ */
+export const toolsDir = process.env.TEST_TOOLS_DIR ? resolve(process.env.TEST_TOOLS_DIR) : projectRoot;
+
 /** Ignored by git: n8n with its 1.7 GB of dependencies, installed once and reused. */
-export const installDir = join(projectRoot, '.n8n-e2e');
+export const installDir = join(toolsDir, '.n8n-e2e');
 
 /** Ignored by git too: any other release lives beside the default one, in .n8n-e2e-<version>/. */
 function installDirOf(version: string): string {
@@ -96,7 +103,7 @@ export async function ensureN8nInstalled(log: (line: string) => void): Promise<v
 	const version = selectedVersion;
 	const dir = installDirOf(version);
 	if (await isInstalled(version)) return;
-	log(`Installing n8n ${version} into ${relative(projectRoot, dir)}/; this takes a few minutes once ...`);
+	log(`Installing n8n ${version} into ${toolsDir === projectRoot ? relative(projectRoot, dir) : dir}/; this takes a few minutes once ...`);
 	await mkdir(dir, { recursive: true });
 	await writeFile(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
 	const progress = startInstallProgress(`n8n ${version}`);

@@ -11,11 +11,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
-import { projectRoot } from './n8n';
+import { projectRoot, toolsDir } from './n8n';
 import { installExitHooks, run, runOrThrow } from './processes';
 
 const NODE_MAJOR = '24';
-const latestDir = join(projectRoot, '.latest');
+const latestDir = join(toolsDir, '.latest');
 const nodeDir = join(latestDir, 'node');
 const packagesDir = join(latestDir, 'n8n');
 const nodeBin = join(nodeDir, 'node_modules', '.bin', 'node');
