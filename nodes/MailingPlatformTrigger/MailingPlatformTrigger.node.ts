@@ -12,6 +12,7 @@ import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
 import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
+import { splitList } from '../MailingPlatform/helpers/lists';
 import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';
 import type { QueryParameters } from '../MailingPlatform/transport';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
@@ -102,7 +103,7 @@ export class MailingPlatformTrigger implements INodeType {
 		const filters = this.getNodeParameter('filters', {}) as IDataObject;
 		const lookbackMinutes = this.getNodeParameter('options.lookbackMinutes', DEFAULT_LOOKBACK_MINUTES) as number;
 		const filterQuery: QueryParameters = {
-			reasons: Array.isArray(filters.reasons) ? (filters.reasons as string[]) : [],
+			reasons: splitList(filters.reasons),
 			new_status: (filters.newStatus as string | undefined) || undefined,
 			exclude_anonymous_blocks: true,
 		};

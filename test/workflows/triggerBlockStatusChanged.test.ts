@@ -127,6 +127,17 @@ describe('mailingPlatformTrigger › blockStatusChanged', () => {
 		expect(request.query).toEqual(expect.arrayContaining([['reasons', 'bounce_policy'], ['new_status', 'blocked']]));
 	});
 
+	it('takes Reasons given as a comma-separated expression, as Get Blocks does', async () => {
+		clock.set('2024-05-01T08:00:01Z');
+		await poll(pollWorkflow({ parameters: { filters: { reasons: 'bounce_policy, blacklist' } } }));
+
+		const [request] = double().requestsTo('reports/blocks');
+		expect(request.query.filter(([name]) => name === 'reasons')).toEqual([
+			['reasons', 'bounce_policy'],
+			['reasons', 'blacklist'],
+		]);
+	});
+
 	it('in a manual test run returns the latest block and leaves the state alone', async () => {
 		double().reports.generateBlocks(30, { start: '2024-05-01T00:00:00Z', stepMs: 1000 });
 		const workflow = pollWorkflow();
