@@ -40,12 +40,16 @@ describe('what the editor shows', () => {
 		expect(subtitle(TRIGGER_NODE_TYPE, trigger, { event: 'blockStatusChanged' })).toBe('Block Status Changed');
 	});
 
-	it('the nodes panel entry (which shows the trigger description) starts with the action node description', () => {
-		expect(trigger.description.startsWith(action.description)).toBe(true);
+	it('the nodes panel entry, which shows the trigger description, says what the whole package does', () => {
+		expect(action.description).toBe('Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports');
+		expect(trigger.description).toBe(
+			'Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports; ' +
+				'the trigger starts workflows when contacts are blocked or unblocked',
+		);
 	});
 
 	const optionNames = (property: INodeProperties | undefined) =>
-		(property?.options ?? []).map((option) => ('displayName' in option ? option.name : option.name));
+		(property?.options ?? []).map((option) => option.name);
 
 	it('Count Blocks offers no fields to return; Get Blocks offers them as output fields under the stored filters names', () => {
 		const count = visible(action, { resource: 'report', operation: 'countBlocks' }).get('filters');
