@@ -112,7 +112,7 @@ describe('packing several transactions per stringify call', () => {
 
 	it('packs nothing for no transactions, and one body for one', () => {
 		expect(chunked([], 1024)).toEqual({ refused: [], bodies: [] });
-		expect(chunked([{ a: 'ü' }], 1024)).toEqual(oneByOne([{ a: 'ü' }], 1024));
+		expect(chunked([{ a: 'ü' }], 1024)).toEqual({ refused: [], bodies: [{ items: [0], body: Buffer.from('[{"a":"ü"}]').toString('hex') }] });
 	});
 });
 

@@ -1,7 +1,7 @@
 import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
 import { serviceErrorMessage } from '../../nodes/MailingPlatform/transport/errors';
 import { isTimeZone } from '../../nodes/MailingPlatform/helpers/timeZone';
-import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, RETRY, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
+import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
@@ -70,11 +70,10 @@ describe('retry timing', () => {
 		expect(parseRetryAfter(undefined)).toBeUndefined();
 	});
 
-	it('honours Retry-After up to the cap, and backs off exponentially within bounds without it', () => {
+	it('honours Retry-After up to 30 s, and backs off exponentially from half a second without it', () => {
 		expect(retryDelayMs(0, '0')).toBe(0);
-		expect(retryDelayMs(0, '3600')).toBe(RETRY.maxDelayMs);
-		for (let retry = 0; retry < 4; retry++) {
-			const ceiling = RETRY.baseDelayMs * 2 ** retry;
+		expect(retryDelayMs(0, '3600')).toBe(30_000);
+		for (const [retry, ceiling] of [[0, 500], [1, 1000], [2, 2000], [3, 4000], [9, 30_000]]) {
 			const delay = retryDelayMs(retry, undefined);
 			expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
 			expect(delay).toBeLessThanOrEqual(ceiling);
