@@ -40,7 +40,8 @@ function hash53(text: string, seed: number): string {
  * would make the same block look new. Hashed, so that many remembered blocks stay small.
  */
 export function blockKey(block: IDataObject): string {
-	const { contact, timestampIso: _iso, ...own } = block;
+	const { contact, ...own } = block;
+	delete own.timestampIso;
 	const contactId = isPlainObject(contact) ? (contact.id ?? contact.email ?? null) : (contact ?? null);
 	const text = JSON.stringify([own, contactId]);
 	return `${hash53(text, 0)}.${hash53(text, 1)}`;
