@@ -36,7 +36,7 @@ export class ItemResults {
 		this.json = new Array<IDataObject>(count);
 	}
 
-	/** An item's error item, as the per-item path made it. */
+	/** A refused item's error item, as the per-item path made it. */
 	set(itemIndex: number, json: IDataObject): void {
 		this.json[itemIndex] = this.settings.deduplicated && 'error' in json ? { ...json, message: joined(json.message, NOT_RECORDED) } : json;
 	}
@@ -72,7 +72,7 @@ export class ItemResults {
 
 	requestFailed(outcome: Failed): void {
 		const json = errorItemJson(failureText(outcome, this.settings.deduplicated));
-		for (const itemIndex of outcome.itemIndexes) this.set(itemIndex, json);
+		for (const itemIndex of outcome.itemIndexes) this.json[itemIndex] = json;
 	}
 
 	items(): INodeExecutionData[] {
@@ -100,7 +100,7 @@ function failureText(outcome: Failed, deduplicated: boolean): { message: string;
 				: `${queued}: do not run the same input again, or their e-mails go out twice.`;
 	return {
 		message: `${failure.message} (items ${itemIndexes[0]} to ${itemIndexes[itemIndexes.length - 1]}, ${thousands(itemIndexes.length)} transactions)`,
-		description: joined(failure.description, earlier),
+		description: joined(failure.description, earlier, deduplicated ? NOT_RECORDED : ''),
 	};
 }
 
