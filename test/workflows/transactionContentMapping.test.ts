@@ -5,18 +5,30 @@ import { runNode } from '../harness/workflow';
 describe('transaction › create with content mapped onto the generic order type', () => {
 	const { double, credentials } = useServiceDouble();
 
+	const sending = { ...exampleNode.parameters, options: { ...(exampleNode.parameters.options as object), dryRun: false } };
+
+	it('mails nobody with the WooCommerce example as shipped: a dry run showing the order it would send, keyed by the order ID', async () => {
+		const result = await runNode({ credentials: credentials(), parameters: exampleNode.parameters, items: [webhookItem] });
+
+		expect(result.main).toEqual([
+			expect.objectContaining({ dryRun: true, queued: false, deduplicationKey: '5310', contact: { email: 'jane.doe@example.com' } }),
+		]);
+		expect((result.main[0].transaction as { import: { content: object } }).import.content).toMatchObject({ 'order.id': '5310', 'order.total': 59.9 });
+		expect(double().requests).toHaveLength(0);
+	});
+
 	it('queues the WooCommerce example order with "total": "59.90" sent as the number 59.9', async () => {
 		expect(wooOrder.total).toBe('59.90');
 		const result = await runNode({
 			credentials: credentials(),
-			parameters: exampleNode.parameters,
+			parameters: sending,
 			items: [webhookItem],
 			onError: 'continueErrorOutput',
 		});
 
 		expect(result.error).toBeUndefined();
 		expect(result.errorOutput).toEqual([]);
-		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' } }]);
+		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' }, deduplicationKey: '5310' }]);
 		const [content] = sentContent(double());
 		expect(content).toEqual({
 			'order.id': '5310',
