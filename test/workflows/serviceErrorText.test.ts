@@ -1,5 +1,4 @@
 import { useServiceDouble } from '../harness/double';
-import { blockRequests, getBlocks } from '../harness/reports';
 import { jsonMode, order } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
 
@@ -38,18 +37,16 @@ describe('the service’s own words in error answers that are not XML', () => {
 		expect(double().transactions.queuedOrderIds()).toEqual([]);
 	});
 
-	it('shows a report page’s plain-text 500 once the retries are used up', async () => {
+	it('shows a report’s plain-text 500 once the retries are used up', async () => {
 		double().faults.plainTextErrors = true;
-		double().reports.generateBlocks(2500);
-		double().reports.failPage(2, 500, 5, '0');
+		double().faults.failNext(5, 500, { retryAfter: '0', match: 'reports/blocks/count' });
 
-		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+		const result = await runNode({ credentials: credentials(), parameters: { resource: 'report', operation: 'countBlocks' } });
 
-		expect(result.error?.message).toBe('Injected 500 on page 2 (page 2 of 3)');
+		expect(result.error?.message).toBe('Injected 500');
 		expect(result.error?.description).toBe('The service failed to answer. Try again later. Attempts made: 5.');
 		expect(result.error?.httpCode).toBe('500');
-		expect(result.main).toEqual([]);
-		expect(blockRequests(double()).filter((request) => request.status === 500).map((request) => request.answerType)).toEqual(Array(5).fill(TEXT));
+		expect(double().requestsTo('reports/blocks/count')).toMatchObject(Array(5).fill({ status: 500, answerType: TEXT }));
 	});
 
 	it('bounds an over-long plain-text answer to one line of 300 characters', async () => {
