@@ -6,7 +6,7 @@ import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
 import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
 import type { PageFetcher } from '../nodes/MailingPlatform/transport/paging';
-import { DEFAULT_PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
+import { PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
 import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
@@ -87,7 +87,7 @@ export async function reports(): Promise<Measurements> {
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
 		return {
-			concurrency: DEFAULT_PAGE_CONCURRENCY,
+			concurrency: PAGE_CONCURRENCY,
 			items,
 			requests: stats.requests.length,
 			xmlBytes,
@@ -139,7 +139,7 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 }
 
 export async function pagedReadConcurrent(): Promise<Measurements> {
-	return await pagedRead(DEFAULT_PAGE_CONCURRENCY);
+	return await pagedRead(PAGE_CONCURRENCY);
 }
 
 export async function pagedReadSequential(): Promise<Measurements> {

@@ -10,7 +10,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
-import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
+import { blockPages } from '../MailingPlatform/actions/report/blockPages';
+import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
 import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
 import { splitList } from '../MailingPlatform/helpers/lists';
 import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';

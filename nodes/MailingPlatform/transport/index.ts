@@ -2,8 +2,9 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-
 import { sleep } from 'n8n-workflow';
 
 import type { ErrorDescriptions, ServiceContext } from './errors';
-import { COMMON_ERROR_DESCRIPTIONS, serviceError, serviceErrorMessage } from './errors';
+import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
 import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs } from './retry';
+import { errorAnswerMessage } from './serviceText';
 import { parseXml } from './xml';
 
 export type { ErrorDescriptions, ServiceContext } from './errors';
@@ -170,7 +171,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			await sleep(retryDelayMs(attempt - 1, response.headers['retry-after']));
 			continue;
 		}
-		const answered = serviceErrorMessage(response.body) ?? `The service answered ${status}${result.statusMessage ? ` ${result.statusMessage}` : ''}`;
+		const answered = errorAnswerMessage(response.body, status, result.statusMessage);
 		if (!request.repeatable && leavesOutcomeOpen(status)) {
 			throw fail(
 				{

@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { parseDateTime } from '../../helpers/dateTime';
 import { InputProblem } from '../../helpers/input';
-import { newStatusFilter, reasonsFilter, statusOptions } from '../../helpers/blockReport';
 import { splitList } from '../../helpers/lists';
 import type { QueryParameters } from '../../transport';
 
@@ -23,6 +22,38 @@ const toDate: INodeProperties = {
 	default: '',
 	description:
 		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
+};
+
+const statusOptions = [
+	{ name: 'Allowed', value: 'allowed' },
+	{ name: 'Blocked', value: 'blocked' },
+];
+
+/** The block filters the trigger offers too. */
+export const newStatusFilter: INodeProperties = {
+	displayName: 'New Status',
+	name: 'newStatus',
+	type: 'options',
+	options: statusOptions,
+	default: 'blocked',
+	description: 'Only changes to this status',
+};
+
+export const reasonsFilter: INodeProperties = {
+	displayName: 'Reasons',
+	name: 'reasons',
+	type: 'multiOptions',
+	options: [
+		{ name: 'Blacklist', value: 'blacklist' },
+		{ name: 'Bounce Policy', value: 'bounce_policy' },
+	],
+	default: [],
+	description: 'Only changes with one of these reasons',
+};
+
+/** What a refusal of the block report (pages or count) means: its only input is the filters. */
+export const BLOCK_FILTER_ERRORS = {
+	400: 'The service refused the filters. Check the dates, the statuses and the reasons in Filters.',
 };
 
 /** What selects the block records; getBlocks and countBlocks share these. */

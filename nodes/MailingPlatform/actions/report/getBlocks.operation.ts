@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { toSimpleBlock } from '../../helpers/blockRecords';
-import { blockPages } from '../../helpers/blockReport';
 import { runPerItem } from '../../helpers/perItem';
 import { platformTimeZone } from '../../helpers/timeZone';
+import { blockPages } from './blockPages';
 import { blockFilterQuery, blockFiltersAndOutput } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 

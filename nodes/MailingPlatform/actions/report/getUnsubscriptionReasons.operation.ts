@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
-import { fetchReportPage } from '../../transport/reportPage';
+import { reportPages } from '../../transport/reportPage';
 import { periodFilters, periodQuery } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
@@ -49,9 +49,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			itemIndex,
 			errorDescriptions: { 400: 'The service refused the request. Check From, To and Order By.' },
 		};
-		const reasons = await fetchReport.call(this, itemIndex, async (pageIndex, pageSize) =>
-			await fetchReportPage.call(this, request, pageIndex, pageSize),
+		return await fetchReport.call(
+			this,
+			itemIndex,
+			reportPages(this, request, (entry) => ({ reason: entry.reason ?? null, count: entry.count ?? null })),
 		);
-		return reasons.map((entry) => ({ reason: entry.reason ?? null, count: entry.count ?? null }));
 	});
 }
