@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
 import * as transaction from './actions/transaction/Transaction.resource';
@@ -46,7 +47,7 @@ export class MailingPlatform implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'mailingPlatformApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		properties: [resource, ...operations],
 	};
 

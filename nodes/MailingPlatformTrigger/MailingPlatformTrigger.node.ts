@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
 import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
 import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
@@ -50,7 +51,7 @@ export class MailingPlatformTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'mailingPlatformApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		properties: [
 			event,
 			{
