@@ -38,9 +38,7 @@ export class MailingPlatform implements INodeType {
 		name: 'mailingPlatform',
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['output'],
-		// 1.1: Get Blocks simplifies by default, unsubscription reasons come most frequent first and
-		// Permission starts at 2; version 1 keeps the old defaults for saved workflows.
-		version: [1, 1.1],
+		version: 1,
 		subtitle: operationSubtitle(resource, operations),
 		description: PACKAGE_DESCRIPTION.actions,
 		defaults: { name: 'Mailing Platform' },

@@ -96,8 +96,6 @@ export interface NodeRunOptions {
 	items?: Array<IDataObject | SourceItem>;
 	onError?: INode['onError'];
 	timezone?: string;
-	/** The node's version in the workflow (default 1, as in workflows saved before 1.1). */
-	typeVersion?: number;
 }
 
 export interface NodeRunResult {
@@ -131,7 +129,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 			id: 'node',
 			name: NODE_NAME,
 			type: NODE_TYPE,
-			typeVersion: options.typeVersion ?? 1,
+			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,
 			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },
