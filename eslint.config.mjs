@@ -59,6 +59,17 @@ export default [
 		rules: { '@n8n/community-nodes/valid-author': 'off' },
 	},
 	{
+		// n8n loads the credential on its own (editor, credential test): it stays a leaf, and the
+		// nodes import its name, Accept header and time-zone check from it.
+		files: ['credentials/**/*.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{ patterns: [{ group: ['**/nodes/**', '**/bundled/**'], message: 'The credential imports nothing of the nodes.' }] },
+			],
+		},
+	},
+	{
 		// Where the legacy rule sets contradict n8n's community-package scanner, the scanner wins:
 		// it requires NodeConnectionTypes (not 'main' literals) and accepts a documentation URL.
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],

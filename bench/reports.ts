@@ -26,7 +26,7 @@ async function startDouble(): Promise<DoubleProcess> {
 async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
 	const result = await runNode({
 		credentials: { ...credentials, platformTimeZone: TIME_ZONE },
-		parameters: { resource: 'report', operation: 'getBlocks', ...paging },
+		parameters: { resource: 'report', operation: 'getBlocks', simplify: false, ...paging },
 	});
 	if (result.error !== undefined) throw new Error(result.error.message);
 	return result;

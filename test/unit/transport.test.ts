@@ -1,8 +1,7 @@
 import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
-import { isTimeZone } from '../../nodes/MailingPlatform/helpers/timeZone';
 import { errorAnswerMessage, oneLine } from '../../nodes/MailingPlatform/transport/serviceText';
 import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, RETRY, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
-import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
+import { isAllowedBaseUrl, isTimeZone } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
 	it('joins the base URL with or without a trailing slash', () => {

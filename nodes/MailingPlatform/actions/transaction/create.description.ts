@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
+import { showFor } from '../../helpers/displayOptions';
 import { contentProperties } from './content.description';
 import { SPEC_MAX_REQUEST_BYTES } from './packing';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './settings';
@@ -123,22 +123,16 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 			placeholder: 'e.g. 1001',
 			description: 'The platform’s numeric ID of the contact. Left out when empty.',
 		},
-		// Version 1 had no usable default (0, refused before sending): a node saved then must not
-		// start sending with a permission nobody chose.
-		...defaultChangedIn(
-			1.1,
-			{
-				displayName: 'Permission',
-				name: 'permission',
-				type: 'options',
-				options: [2, 3, 4, 5, 6].map((value) => ({ name: String(value), value })),
-				default: 2,
-				displayOptions: { show: { contactMode: ['import'] } },
-				description:
-					'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
-			},
-			{ before: 0, since: 2 },
-		),
+		{
+			displayName: 'Permission',
+			name: 'permission',
+			type: 'options',
+			options: [2, 3, 4, 5, 6].map((value) => ({ name: String(value), value })),
+			default: 2,
+			displayOptions: { show: { contactMode: ['import'] } },
+			description:
+				'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
+		},
 		...contentProperties,
 	]),
 	{
