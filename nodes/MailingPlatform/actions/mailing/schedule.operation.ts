@@ -6,7 +6,7 @@ import { platformTimeZone } from '../../helpers/timeZone';
 import { apiRequest } from '../../transport';
 import type { ScheduleInput } from './scheduleParameters';
 import { buildSchedule, FIELD_LABELS } from './scheduleParameters';
-import { mailingIdProperty, readMailingId } from './values';
+import { mailingIdProperty, readMailingId } from './mailingId';
 
 const withDispatch = (...options: string[]) => ({ show: { dispatchOption: options } });
 const endInHours = {

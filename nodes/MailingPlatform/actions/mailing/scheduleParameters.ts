@@ -1,9 +1,8 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { parseDateTime } from '../../helpers/dateTime';
 import { InputProblem, isEmpty } from '../../helpers/input';
-import { readBoolean, readChoice, readInteger } from './values';
+import { readBoolean, readChoice, readDateTime, readInteger } from '../../helpers/parameters';
 
 /**
  * Turns the schedule parameters into the query of POST mailings/:id/schedule, refusing
@@ -62,25 +61,6 @@ export interface Schedule {
 const WALL_CLOCK = 'yyyy-MM-dd HH:mm';
 
 /**
- * A date-time as wall-clock time in `timeZone`, to the minute (seconds are dropped, as the
- * API has no field for them). Text without an offset is read in `timeZone`; text with an
- * offset or `Z`, a Date and a Luxon DateTime are converted to it.
- */
-export function readDateTime(value: unknown, field: string, timeZone: string): DateTime {
-	if (isEmpty(value)) {
-		throw new InputProblem(`${field} is empty`, `Pick a date and time in ${field}.`);
-	}
-	const parsed = parseDateTime(value, timeZone);
-	if (parsed === undefined) {
-		throw new InputProblem(
-			`${field} is not a date-time: ${JSON.stringify(value) ?? String(value)}`,
-			`Use the date picker, or an ISO 8601 value such as 2030-05-17T09:30 (read in the workflow's timezone, ${timeZone}) or 2030-05-17T09:30:00+02:00.`,
-		);
-	}
-	return parsed.startOf('minute');
-}
-
-/**
  * Checks allowed hours in the spec's form (`0,3,5,17-21`) and writes them compactly:
  * sorted, duplicates merged, runs of hours as ranges.
  */
@@ -117,7 +97,8 @@ export function normaliseAllowedHours(text: string, field = FIELD_LABELS.allowed
 
 export function buildSchedule(input: ScheduleInput, zones: ScheduleZones, now: DateTime = DateTime.now()): Schedule {
 	const timeZone = zones.workflow;
-	const start = readDateTime(input.scheduledAt, FIELD_LABELS.scheduledAt, timeZone);
+	// To the minute: the API has no field for seconds.
+	const start = readDateTime(input.scheduledAt, FIELD_LABELS.scheduledAt, timeZone).startOf('minute');
 	if (start < now.setZone(timeZone).startOf('minute')) {
 		throw new InputProblem(
 			`${FIELD_LABELS.scheduledAt} is in the past: ${start.toFormat(WALL_CLOCK)} (${timeZone})`,
@@ -190,7 +171,7 @@ function dispatchEnd(
 		);
 	}
 	if (rule === 'exact') {
-		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone);
+		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone).startOf('minute');
 		if (at <= start) {
 			throw new InputProblem(
 				`${FIELD_LABELS.dispatchEndExactDatetime} (${at.toFormat(WALL_CLOCK)}) is not after ${FIELD_LABELS.scheduledAt} (${start.toFormat(WALL_CLOCK)})`,

@@ -8,7 +8,7 @@ import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
 import type { PackedBody, PreparedTransaction } from './packing';
 import { BodyPacker } from './packing';
-import { readerFor } from './parameters';
+import { readerFor } from '../../helpers/parameters';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
 
