@@ -1,6 +1,9 @@
 import { DateTime } from 'luxon';
+import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { buildSchedule, normaliseAllowedHours } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 const BERLIN = 'Europe/Berlin';
 const BOTH_BERLIN = { workflow: BERLIN, platform: BERLIN };
@@ -112,5 +115,57 @@ describe('mailing › schedule parameters', () => {
 		expect(() =>
 			buildSchedule({ ...at, dispatchOption: 'weekdayhour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '' }, BOTH_BERLIN, NOW),
 		).toThrow('Dispatch End At is empty');
+	});
+});
+
+describe('mailing › the schedule panel offers the spec’s choices and ranges', () => {
+	const description = new MailingPlatform().description;
+	/** The panel's schedule fields for these values, as the editor shows them. */
+	function shown(values: INodeParameters): Map<string, INodeProperties> {
+		const parameters = { resource: 'mailing', operation: 'schedule', ...values };
+		const visible = description.properties.filter((property) =>
+			NodeHelpers.displayParameter(parameters, property, { typeVersion: 1.1 } as INode, description),
+		);
+		return new Map(visible.map((property) => [property.name, property]));
+	}
+	const values = (property: INodeProperties | undefined) =>
+		(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+
+	it('offers the dispatch options, ends and intervals of the spec', () => {
+		expect(values(shown({}).get('dispatchOption'))).toEqual(['hour', 'weekdayhour', 'none', 'uniform']);
+		expect(values(shown({ dispatchOption: 'uniform' }).get('dispatchEnd'))).toEqual(['inHours', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'hour' }).get('dispatchEnd'))).toEqual(['inHours', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'weekdayhour' }).get('dispatchEnd'))).toEqual(['inDays', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'uniform' }).get('dispatchUniformInterval'))).toEqual(['10m', '15m', '20m', '30m', 'hour', '']);
+		expect(shown({ dispatchOption: 'hour' }).has('dispatchUniformInterval')).toBe(false);
+	});
+
+	// The API spec: dispatchEndInHours 2 to 96 (uniform), 2 to 24 (hour); dispatchEndInDays 1 to 7
+	// (weekdayhour); dispatchWavesGroup 1, 2 or 3 (default 3) with hour and weekdayhour.
+	it.each([
+		['uniform', 'inHours', 'dispatchEndInHours', 2, 96],
+		['hour', 'inHours', 'dispatchEndInHours', 2, 24],
+		['weekdayhour', 'inDays', 'dispatchEndInDays', 1, 7],
+	])('with %s, %s takes %s from %i to %i, in the panel and in the check', (dispatchOption, dispatchEnd, name, min, max) => {
+		const field = shown({ dispatchOption, dispatchEnd }).get(name);
+		expect(field?.typeOptions).toMatchObject({ minValue: min, maxValue: max, numberPrecision: 0 });
+		expect(field?.description).toContain(`${min} to ${max}`);
+		const schedule = (value: number) => buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, dispatchEnd, [name]: value }, BOTH_BERLIN, NOW);
+		expect(schedule(min).query[name]).toBe(min);
+		expect(schedule(max).query[name]).toBe(max);
+		expect(() => schedule(min - 1)).toThrow(`from ${min} to ${max}, not ${min - 1}`);
+		expect(() => schedule(max + 1)).toThrow(`from ${min} to ${max}, not ${max + 1}`);
+	});
+
+	it.each(['hour', 'weekdayhour'])('with %s, groups 1 to 3 waves, 3 unless set', (dispatchOption) => {
+		const field = shown({ dispatchOption }).get('dispatchWavesGroup');
+		expect([field?.typeOptions?.minValue, field?.typeOptions?.maxValue, field?.default]).toEqual([1, 3, 3]);
+		const end = dispatchOption === 'hour' ? { dispatchEnd: 'inHours', dispatchEndInHours: 24 } : { dispatchEnd: 'inDays', dispatchEndInDays: 7 };
+		const schedule = (dispatchWavesGroup?: number) =>
+			buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, ...end, dispatchWavesGroup }, BOTH_BERLIN, NOW);
+		expect(schedule().query.dispatchWavesGroup).toBe(3);
+		expect(schedule(1).query.dispatchWavesGroup).toBe(1);
+		expect(() => schedule(4)).toThrow('from 1 to 3, not 4');
+		expect(shown({ dispatchOption: 'uniform' }).has('dispatchWavesGroup')).toBe(false);
 	});
 });
