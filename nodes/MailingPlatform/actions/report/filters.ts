@@ -1,9 +1,8 @@
-import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { parseDateTime } from '../../helpers/dateTime';
-import { InputProblem } from '../../helpers/input';
+import { InputProblem, isEmpty } from '../../helpers/input';
 import { splitList } from '../../helpers/lists';
+import { readDateTime } from '../../helpers/parameters';
 import type { QueryParameters } from '../../transport';
 
 const fromDate: INodeProperties = {
@@ -163,23 +162,11 @@ export const periodFilters: INodeProperties = {
 	options: [fromDate, toDate],
 };
 
-/** Milliseconds since the epoch of a date-time parameter; wall-clock values are read in `timeZone`. */
-export function toEpochMillis(value: unknown, timeZone: string, label: string): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	const time = typeof value === 'number' ? DateTime.fromMillis(value) : parseDateTime(value, timeZone);
-	if (time === undefined || !time.isValid) {
-		throw new InputProblem(
-			`${label} is not a valid date and time: "${String(value)}"`,
-			`Pick a date in ${label}, or give an ISO 8601 value such as 2024-05-01T00:00:00.`,
-		);
-	}
-	return time.toMillis();
-}
-
 /** `from_date` and `to_date` from a filters collection, refusing a period that ends before it starts. */
 export function periodQuery(filters: IDataObject, timeZone: string): { from_date?: number; to_date?: number } {
-	const from = toEpochMillis(filters.fromDate, timeZone, 'From');
-	const to = toEpochMillis(filters.toDate, timeZone, 'To');
+	const millis = (value: unknown, field: string) => (isEmpty(value) ? undefined : readDateTime(value, field, timeZone).toMillis());
+	const from = millis(filters.fromDate, 'From');
+	const to = millis(filters.toDate, 'To');
 	if (from !== undefined && to !== undefined && from > to) {
 		throw new InputProblem(
 			'From is after To',

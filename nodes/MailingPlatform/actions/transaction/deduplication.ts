@@ -2,7 +2,7 @@ import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
 
 import { InputProblem, isEmpty } from '../../helpers/input';
 import type { ItemResults } from './outputs';
-import { readerFor } from './parameters';
+import { readerFor } from '../../helpers/parameters';
 import type { KeyedTransaction } from './prepare';
 
 /** The value that identifies one order (or whatever the transaction is about) across executions. */

@@ -10,7 +10,7 @@ import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
 import type { ItemResults } from './outputs';
 import type { PreparedTransaction } from './packing';
-import { readerFor } from './parameters';
+import { readerFor } from '../../helpers/parameters';
 import type { CreateSettings } from './settings';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
