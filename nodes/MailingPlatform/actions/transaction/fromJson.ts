@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { checked } from './content';
 import { parseJsonObject, readerFor } from '../../helpers/parameters';
@@ -9,8 +9,6 @@ import { isPlainObject } from '../../helpers/objects';
 /** Transaction JSON input: by default the item itself (read without an expression per item), or the expression's object. */
 export function jsonTransactionReader(
 	context: IExecuteFunctions,
-	// Unused: the parameter reader takes the item itself; kept for the same signature as the Fields builder.
-	_items: INodeExecutionData[],
 	validateContent: boolean,
 ): TransactionBuilder {
 	const transactionJson = readerFor<unknown>(context, 'transactionJson', '={{ $json }}');

@@ -33,11 +33,10 @@ export async function prepareTransactions(
 	settings: CreateSettings,
 	results: ItemResults,
 ): Promise<KeyedTransaction[]> {
-	const build = (settings.inputMode === 'fields' ? fieldsTransactionBuilder : jsonTransactionReader)(
-		context,
-		items,
-		settings.validateJsonContent,
-	);
+	const build =
+		settings.inputMode === 'fields'
+			? fieldsTransactionBuilder(context, items, settings.validateJsonContent)
+			: jsonTransactionReader(context, settings.validateJsonContent);
 	const attachmentProperties = readerFor(context, 'options.attachmentBinaryProperties', '');
 	const readKey = settings.deduplication === undefined ? undefined : deduplicationKeyReader(context);
 	const prepared: KeyedTransaction[] = [];
