@@ -17,6 +17,17 @@ export default [
 		rules: { '@n8n/community-nodes/valid-author': 'off' },
 	},
 	{
+		// n8n loads the credential on its own (editor, credential test): it stays a leaf, and the
+		// nodes import its name, Accept header and time-zone check from it.
+		files: ['credentials/**/*.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{ patterns: [{ group: ['**/nodes/**', '**/bundled/**'], message: 'The credential imports nothing of the nodes.' }] },
+			],
+		},
+	},
+	{
 		// Tests, benchmarks and scripts are not published: they start processes, use Node's modules
 		// and print to the terminal, which the rules for node code forbid.
 		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],

@@ -7,6 +7,7 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
 	setupFiles: ['<rootDir>/test/harness/setupEnv.ts'],
+	setupFilesAfterEnv: ['<rootDir>/test/harness/freshProcessedData.ts'],
 	// n8n-core starts timers it never clears; without this jest waits for them forever.
 	forceExit: true,
 	testTimeout: 60_000,

@@ -12,11 +12,12 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 
 import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
+import { HARNESS_NODE, processedData } from './processedData';
 import type { SourceItem } from './sourceNode';
 import { SOURCE_NODE_TYPE, SourceItems } from './sourceNode';
 
@@ -96,8 +97,11 @@ export interface NodeRunOptions {
 	items?: Array<IDataObject | SourceItem>;
 	onError?: INode['onError'];
 	timezone?: string;
-	/** The node's version in the workflow (default 1, as in workflows saved before 1.1). */
-	typeVersion?: number;
+	/**
+	 * Every run is an execution of the same saved workflow unless told otherwise, so runs share
+	 * the node's deduplication history (`processedData`), as executions in n8n do.
+	 */
+	workflowId?: string;
 }
 
 export interface NodeRunResult {
@@ -128,10 +132,10 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 			parameters: { items: JSON.stringify((options.items ?? [{}]).map(toSourceItem)) },
 		},
 		{
-			id: 'node',
+			id: HARNESS_NODE.nodeId,
 			name: NODE_NAME,
 			type: NODE_TYPE,
-			typeVersion: options.typeVersion ?? 1,
+			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,
 			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },
@@ -139,7 +143,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 		},
 	];
 	const connections = { 'Source Items': { main: [[{ node: NODE_NAME, type: 'main' as const, index: 0 }]] } };
-	const run = await runWorkflow(nodes, connections, options.credentials, options.timezone);
+	const run = await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId);
 	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
 	const outputs = (taskData?.data?.main ?? []).map((output) => output ?? []);
 	const error = taskData?.error ?? run.data.resultData.error;
@@ -159,14 +163,25 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 	};
 }
 
+let processedDataInstalled = false;
+
+/** Gives nodes n8n's deduplication helpers, backed by the harness's store, once per process. */
+async function installProcessedData(): Promise<void> {
+	if (processedDataInstalled) return;
+	processedDataInstalled = true;
+	await DataDeduplicationService.init(processedData);
+}
+
 export async function runWorkflow(
 	nodes: INode[],
 	connections: IWorkflowBase['connections'],
 	credentials: CredentialValues,
 	timezone = 'Europe/Berlin',
+	workflowId: string = HARNESS_NODE.workflowId,
 ): Promise<IRun> {
+	await installProcessedData();
 	const workflowData: IWorkflowBase = {
-		id: 'test-workflow',
+		id: workflowId,
 		name: 'Test workflow',
 		active: false,
 		isArchived: false,

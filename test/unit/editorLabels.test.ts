@@ -8,14 +8,14 @@ import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
 
 /** The canvas subtitle as n8n's editor computes it: the node type's subtitle expression on the node. */
 function subtitle(type: string, description: INodeTypeDescription, parameters: INodeParameters): unknown {
-	const node: INode = { id: 'n', name: 'Node', type, typeVersion: 1.1, position: [0, 0], parameters };
+	const node: INode = { id: 'n', name: 'Node', type, typeVersion: 1, position: [0, 0], parameters };
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
 }
 
 /** The parameters the panel shows for these values (names of visible properties; collections with their option names). */
 function visible(description: INodeTypeDescription, parameters: INodeParameters): Map<string, INodeProperties> {
-	const node = { typeVersion: 1.1 } as INode;
+	const node = { typeVersion: 1 } as INode;
 	const shown = description.properties.filter((property) =>
 		NodeHelpers.displayParameter(parameters, property, node, description),
 	);
