@@ -43,7 +43,8 @@ export async function prepareTransactions(
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			let { transaction, labels } = build(itemIndex);
+			const { transaction: built, labels } = build(itemIndex);
+			let transaction = built;
 			const properties = splitList(attachmentProperties(itemIndex));
 			if (properties.length > 0) {
 				const attached = await binaryAttachments(context, items[itemIndex], itemIndex, properties);
