@@ -56,10 +56,20 @@ describe('parameters › read once, per item, or from the item itself', () => {
 		}
 	});
 
-	it('evaluates an expression that only starts like {{ $json }} per item', () => {
-		const { context, evaluations } = node({ transactionJson: '={{ $json.order }}' });
-		expect(readerFor<unknown>(context, 'transactionJson', '={{ $json }}')(1)).toBe('{{ $json.order }} #1');
-		expect(evaluations).toEqual([['transactionJson', 1]]);
+	it('takes a plain field path such as {{ $json.body.id }} from the item, evaluating nothing', () => {
+		const items = [{ json: { body: { id: 5310 } } }, { json: { body: {} } }, { json: { other: 1 } }];
+		const { context, evaluations } = node({ options: { deduplicationKey: '={{ $json.body.id }}' } }, items);
+		const read = readerFor<unknown>(context, 'options.deduplicationKey', '');
+		expect([read(0), read(1), read(2)]).toEqual([5310, undefined, undefined]);
+		expect(evaluations).toEqual([]);
+	});
+
+	it('evaluates any other expression per item, also one that starts like {{ $json }}', () => {
+		for (const expression of ['={{ $json.order + 1 }}', '={{ $json["order.id"] }}', '={{ $json.items[0] }}', '=A-{{ $json.id }}']) {
+			const { context, evaluations } = node({ transactionJson: expression });
+			expect(readerFor<unknown>(context, 'transactionJson', '={{ $json }}')(1)).toBe(`${expression.slice(1)} #1`);
+			expect(evaluations).toEqual([['transactionJson', 1]]);
+		}
 	});
 });
 

@@ -35,15 +35,14 @@ function oneByOne(transactions: Transaction[], maxBytes: number) {
 	return { unserializable, bodies };
 }
 
+/** What the packer yields, each body read as it comes: the next one is written into the same buffer. */
 const packed = (transactions: Transaction[], maxBytes: number) => {
-	const result = packBodies(
-		transactions.map((transaction, itemIndex) => ({ itemIndex, transaction })),
-		maxBytes,
-	);
-	return {
-		unserializable: result.unserializable.map((entry) => entry.itemIndex),
-		bodies: result.bodies.map((body) => ({ items: [...body.itemIndexes], body: body.bytes.toString('hex') })),
-	};
+	const result = { unserializable: [] as number[], bodies: [] as Array<{ items: number[]; body: string }> };
+	for (const entry of packBodies(transactions.map((transaction, itemIndex) => ({ itemIndex, transaction })), maxBytes)) {
+		if (entry.kind === 'unserializable') result.unserializable.push(entry.itemIndex);
+		else result.bodies.push({ items: [...entry.body.itemIndexes], body: entry.body.bytes.toString('hex') });
+	}
+	return result;
 };
 
 describe('packing transactions into request bodies', () => {
@@ -87,7 +86,8 @@ describe('packing transactions into request bodies', () => {
 	});
 
 	it('unpacks a body into the transactions the service receives, paired with their items', () => {
-		const [body] = packBodies([{ itemIndex: 4, transaction: { a: 'ä', b: [1] } }, { itemIndex: 9, transaction: { c: null, d: undefined } }], 1024).bodies;
+		const [first] = packBodies([{ itemIndex: 4, transaction: { a: 'ä', b: [1] } }, { itemIndex: 9, transaction: { c: null, d: undefined } }], 1024);
+		const body = first.kind === 'body' ? first.body : { itemIndexes: [], bytes: Buffer.from('[]') };
 		expect(unpackBody(body)).toEqual([
 			{ itemIndex: 4, transaction: { a: 'ä', b: [1] } },
 			{ itemIndex: 9, transaction: { c: null } },

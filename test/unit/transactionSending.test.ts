@@ -1,11 +1,23 @@
 import { packBodies } from '../../nodes/MailingPlatform/actions/transaction/packing';
 import type { PostTransactions, RequestResult } from '../../nodes/MailingPlatform/actions/transaction/request';
-import { sendBodies } from '../../nodes/MailingPlatform/actions/transaction/sending';
+import type { Body } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { Sender } from '../../nodes/MailingPlatform/actions/transaction/sending';
 
 /** Ten transactions of 101 bytes each, for items 10 to 19, packed for `maxBytes`: a body of n of them has 102 n + 1 bytes. */
 function bodies(maxBytes: number) {
 	const transactions = Array.from({ length: 10 }, (_, index) => ({ itemIndex: 10 + index, transaction: { id: index, padding: 'x'.repeat(80) } }));
-	return packBodies(transactions, maxBytes).bodies;
+	const packed: Body[] = [];
+	// Copied, since the packer writes every body into the same buffer.
+	for (const entry of packBodies(transactions, maxBytes)) if (entry.kind === 'body') packed.push({ ...entry.body, bytes: Buffer.from(entry.body.bytes) });
+	return packed;
+}
+
+/** Every body through one Sender, in order, as Create sends them. */
+async function sendBodies(packed: Body[], maxBytes: number, post: PostTransactions, stopAtFailure: boolean) {
+	const sender = new Sender(maxBytes, post, stopAtFailure);
+	const outcomes = [];
+	for (const body of packed) outcomes.push(...(await sender.send(body)));
+	return outcomes;
 }
 
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */

@@ -26,7 +26,7 @@ describe('transaction › create with Dry Run', () => {
 				contact: transaction.contact,
 				deduplicationKey: `A-${index}`,
 				message: 'Dry Run: checked and packed as a real run would, not sent',
-				request: { number: 1, of: 1, bytes: body, transactions: 3 },
+				request: { number: 1, bytes: body, transactions: 3 },
 				transaction,
 			})),
 		);
@@ -60,8 +60,8 @@ describe('transaction › create with Dry Run', () => {
 
 		expect(result.main[1].error).toBe('"type" or "typeName" is missing: set the transaction type by ID or by name');
 		expect(result.main[3].error).toMatch(/^The transaction alone is 2,\d{3} bytes as JSON, more than one request may carry \(1,024 bytes\)$/);
-		expect(result.main[0].request).toMatchObject({ number: 1, of: 2, transactions: 1 });
-		expect(result.main[2].request).toMatchObject({ number: 2, of: 2, transactions: 1 });
+		expect(result.main[0].request).toMatchObject({ number: 1, transactions: 1 });
+		expect(result.main[2].request).toMatchObject({ number: 2, transactions: 1 });
 
 		const stopped = await runNode({ credentials: credentials(), parameters, items });
 		expect(stopped.error?.message).toBe('"type" or "typeName" is missing: set the transaction type by ID or by name');

@@ -3,14 +3,13 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { InputProblem } from '../../helpers/input';
 import { thousands } from '../../helpers/numbers';
 import { failedItemJson } from '../../helpers/perItem';
-import { firstOfEachKey, keysByItem, sentKeys, skipSentKeys } from './deduplication';
+import { firstOfEachKey, sentKeys, skipSentKeys } from './deduplication';
 import { ItemResults, requestError } from './outputs';
-import type { Body } from './packing';
+import type { Body, Packed, PreparedTransaction } from './packing';
 import { packBodies, unpackBody } from './packing';
-import type { KeyedTransaction } from './prepare';
 import { prepareTransactions } from './prepare';
 import { transactionPoster } from './request';
-import { sendBodies } from './sending';
+import { Sender } from './sending';
 import type { CreateSettings } from './settings';
 import { readCreateSettings } from './settings';
 
@@ -26,78 +25,72 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		errorOutput: settings.errorOutput,
 		deduplicated: settings.deduplication !== undefined,
 	});
-	const prepared = firstOfEachKey(await prepareTransactions(this, items, settings, results), results, settings.dryRun);
+	const prepared = await prepareTransactions(this, items, settings, results);
 
-	if (settings.dryRun) {
-		dryRun(this, prepared, settings, results);
+	if (settings.deduplication === undefined) {
+		await (settings.dryRun ? dryRun : send)(this, prepared, settings, results);
 		return results.items();
 	}
-
-	const history = settings.deduplication === undefined ? undefined : sentKeys(this, settings.deduplication.historySize);
-	const toSend = history === undefined ? prepared : await skipSentKeys(history, prepared, results);
-	const queued = new Set<number>();
+	const transactions = firstOfEachKey(prepared, results, settings.dryRun);
+	if (settings.dryRun) {
+		await dryRun(this, transactions, settings, results);
+		return results.items();
+	}
+	const history = sentKeys(this, settings.deduplication.historySize);
+	const toSend = await skipSentKeys(history, transactions, results);
 	try {
-		await send(this, toSend, settings, results, queued);
+		await send(this, toSend, settings, results);
 	} finally {
 		// Only transactions the service queued stay remembered; the others are sent by a re-run.
-		await history?.release(toSend.filter(({ itemIndex }) => !queued.has(itemIndex)).map(({ key }) => key as string));
+		const unsent = toSend.filter(({ itemIndex }) => !results.wasQueued(itemIndex));
+		await history.release(unsent.map(({ itemIndex }) => results.keyOf(itemIndex)));
 	}
 	return results.items();
 }
 
-/** Packs as a real run would and shows each transaction as its request would carry it; sends and records nothing. */
-function dryRun(context: IExecuteFunctions, transactions: KeyedTransaction[], settings: CreateSettings, results: ItemResults): void {
-	const keyOf = keysByItem(transactions);
-	const bodies = pack(context, transactions, settings, results);
-	bodies.forEach((body, index) => {
-		const request = { number: index + 1, of: bodies.length, bytes: body.bytes.length, transactions: body.itemIndexes.length };
-		for (const { itemIndex, transaction } of unpackBody(body)) results.dryRun(itemIndex, transaction, request, keyOf.get(itemIndex));
-	});
-}
-
-/** Packs, sends and reports `transactions`, noting in `queued` the items the service queued. */
-async function send(
-	context: IExecuteFunctions,
-	transactions: KeyedTransaction[],
-	settings: CreateSettings,
-	results: ItemResults,
-	queued: Set<number>,
-): Promise<void> {
-	const keyOf = keysByItem(transactions);
-	const bodies = pack(context, transactions, settings, results);
-	const post = transactionPoster(context, settings.ignoreInvalid);
-	const outcomes = await sendBodies(bodies, settings.maxRequestBytes, post, !settings.continueOnFail);
-	for (const outcome of outcomes) {
-		if (outcome.kind === 'failed') {
+/** Packs one body at a time and sends it before the next is packed, so the bodies never all sit in memory. */
+async function send(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): Promise<void> {
+	const sender = new Sender(settings.maxRequestBytes, transactionPoster(context, settings.ignoreInvalid), !settings.continueOnFail);
+	for (const packed of packBodies(transactions, settings.maxRequestBytes)) {
+		const body = sendable(context, packed, settings, results, sender.queued);
+		if (body === undefined) continue;
+		for (const outcome of await sender.send(body)) {
+			if (outcome.kind === 'reported') {
+				outcome.itemIndexes.forEach((itemIndex, index) => results.reported(itemIndex, outcome.entries[index]));
+				continue;
+			}
 			if (!settings.continueOnFail) throw requestError(context, outcome, settings.deduplication !== undefined);
 			results.requestFailed(outcome);
-			continue;
 		}
-		outcome.itemIndexes.forEach((itemIndex, index) => {
-			const entry = outcome.entries[index];
-			if (entry.queued) queued.add(itemIndex);
-			results.reported(itemIndex, entry, keyOf.get(itemIndex));
-		});
 	}
 }
 
-/** The request bodies, refusing what no request may carry: a transaction over the limit alone, or not expressible as JSON. */
-function pack(context: IExecuteFunctions, transactions: readonly KeyedTransaction[], settings: CreateSettings, results: ItemResults): Body[] {
-	const limit = settings.maxRequestBytes;
-	const { bodies, unserializable } = packBodies(transactions, limit);
-	const refuse = (itemIndex: number, problem: InputProblem) => results.set(itemIndex, failedItemJson(context, problem, itemIndex));
-	for (const { itemIndex, error } of unserializable) {
-		refuse(itemIndex, new InputProblem(`The transaction cannot be written as JSON: ${error.message}`, 'Remove the value JSON cannot hold (e.g. a BigInt or a circular reference).'));
+/** Packs as a real run would and shows each transaction as its request would carry it; sends and records nothing. */
+async function dryRun(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): Promise<void> {
+	let number = 0;
+	for (const packed of packBodies(transactions, settings.maxRequestBytes)) {
+		const body = sendable(context, packed, settings, results, 0);
+		if (body === undefined) continue;
+		const request = { number: ++number, bytes: body.bytes.length, transactions: body.itemIndexes.length };
+		for (const { itemIndex, transaction } of unpackBody(body)) results.dryRun(itemIndex, transaction, request);
 	}
-	return bodies.filter((body) => {
-		if (body.bytes.length <= limit) return true;
-		refuse(
-			body.itemIndexes[0],
-			new InputProblem(
-				`The transaction alone is ${thousands(body.bytes.length - 2)} bytes as JSON, more than one request may carry (${thousands(limit)} bytes)`,
-				'Make its content or attachments smaller.',
-			),
-		);
-		return false;
-	});
+}
+
+/**
+ * The body, or undefined when the packer found a transaction no request may carry (over the limit
+ * alone, or not expressible as JSON), which is refused the way every item is refused.
+ */
+function sendable(context: IExecuteFunctions, packed: Packed, settings: CreateSettings, results: ItemResults, queuedBefore: number): Body | undefined {
+	const limit = settings.maxRequestBytes;
+	if (packed.kind === 'body' && packed.body.bytes.length <= limit) return packed.body;
+	const itemIndex = packed.kind === 'body' ? packed.body.itemIndexes[0] : packed.itemIndex;
+	const problem =
+		packed.kind === 'body'
+			? `The transaction alone is ${thousands(packed.body.bytes.length - 2)} bytes as JSON, more than one request may carry (${thousands(limit)} bytes)`
+			: `The transaction cannot be written as JSON: ${packed.error.message}`;
+	const hint = packed.kind === 'body' ? 'Make its content or attachments smaller.' : 'Remove the value JSON cannot hold (e.g. a BigInt or a circular reference).';
+	// Bodies go out as they are packed, so earlier items may be queued already when this one is found.
+	const earlier = queuedBefore === 0 ? '' : ` ${thousands(queuedBefore)} items of earlier requests were already queued.`;
+	results.set(itemIndex, failedItemJson(context, new InputProblem(problem, hint + earlier), itemIndex));
+	return undefined;
 }

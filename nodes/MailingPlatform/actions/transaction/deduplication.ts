@@ -3,7 +3,7 @@ import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
 import { InputProblem, isEmpty } from '../../helpers/input';
 import type { ItemResults } from './outputs';
 import { readerFor } from '../../helpers/parameters';
-import type { KeyedTransaction } from './prepare';
+import type { PreparedTransaction } from './packing';
 
 /** The value that identifies one order (or whatever the transaction is about) across executions. */
 export type DeduplicationKey = string;
@@ -52,23 +52,18 @@ export function sentKeys(context: IExecuteFunctions, historySize: number) {
 	};
 }
 
-/** Each transaction's key by its item, for the steps after packing. */
-export function keysByItem(transactions: readonly KeyedTransaction[]): Map<number, DeduplicationKey | undefined> {
-	return new Map(transactions.map(({ itemIndex, key }) => [itemIndex, key]));
-}
-
 /** The first transaction of each key; a later item with the same key is skipped (in a dry run too, where it shows its transaction). */
-export function firstOfEachKey(transactions: KeyedTransaction[], results: ItemResults, dryRun: boolean): KeyedTransaction[] {
+export function firstOfEachKey(transactions: PreparedTransaction[], results: ItemResults, dryRun: boolean): PreparedTransaction[] {
 	const firstItem = new Map<DeduplicationKey, number>();
-	return transactions.filter(({ itemIndex, key, transaction }) => {
-		if (key === undefined) return true;
+	return transactions.filter(({ itemIndex, transaction }) => {
+		const key = results.keyOf(itemIndex);
 		const first = firstItem.get(key);
 		if (first === undefined) {
 			firstItem.set(key, itemIndex);
 			return true;
 		}
 		const reason = `Not sent: item ${first} of this execution has the same ${LABEL}`;
-		results.skipped(itemIndex, key, transaction, reason, dryRun ? { dryRun: true, transaction } : {});
+		results.skipped(itemIndex, transaction, reason, dryRun ? { dryRun: true, transaction } : {});
 		return false;
 	});
 }
@@ -76,13 +71,13 @@ export function firstOfEachKey(transactions: KeyedTransaction[], results: ItemRe
 /** Records the keys as sent and skips the transactions whose key this node had sent before. */
 export async function skipSentKeys(
 	history: ReturnType<typeof sentKeys>,
-	transactions: KeyedTransaction[],
+	transactions: PreparedTransaction[],
 	results: ItemResults,
-): Promise<KeyedTransaction[]> {
-	const sentBefore = await history.claim(transactions.map(({ key }) => key as DeduplicationKey));
-	return transactions.filter(({ itemIndex, key, transaction }) => {
-		if (!sentBefore.has(key as DeduplicationKey)) return true;
-		results.skipped(itemIndex, key as DeduplicationKey, transaction, `Not sent again: this node already sent a transaction with this ${LABEL}`);
+): Promise<PreparedTransaction[]> {
+	const sentBefore = await history.claim(transactions.map(({ itemIndex }) => results.keyOf(itemIndex)));
+	return transactions.filter(({ itemIndex, transaction }) => {
+		if (!sentBefore.has(results.keyOf(itemIndex))) return true;
+		results.skipped(itemIndex, transaction, `Not sent again: this node already sent a transaction with this ${LABEL}`);
 		return false;
 	});
 }

@@ -29,6 +29,9 @@ export function contactOf(transaction: Record<string, unknown>): IDataObject {
 export class ItemResults {
 	private readonly json: IDataObject[];
 
+	/** Each item's Deduplication Key, shown in its output; empty while the option is off. */
+	private readonly keys: Array<DeduplicationKey | undefined> = [];
+
 	constructor(
 		count: number,
 		private readonly settings: { errorOutput: boolean; deduplicated: boolean },
@@ -36,12 +39,25 @@ export class ItemResults {
 		this.json = new Array<IDataObject>(count);
 	}
 
+	rememberKey(itemIndex: number, key: DeduplicationKey): void {
+		this.keys[itemIndex] = key;
+	}
+
+	keyOf(itemIndex: number): DeduplicationKey {
+		return this.keys[itemIndex] as DeduplicationKey;
+	}
+
+	wasQueued(itemIndex: number): boolean {
+		return this.json[itemIndex]?.queued === true;
+	}
+
 	/** A refused item's error item, as the per-item path made it. */
 	set(itemIndex: number, json: IDataObject): void {
 		this.json[itemIndex] = this.settings.deduplicated && 'error' in json ? { ...json, message: joined(json.message, NOT_RECORDED) } : json;
 	}
 
-	reported(itemIndex: number, entry: ReportEntry, key: DeduplicationKey | undefined): void {
+	reported(itemIndex: number, entry: ReportEntry): void {
+		const key = this.keys[itemIndex];
 		if (entry.queued) {
 			this.json[itemIndex] = { queued: true, contact: entry.contact as IDataObject, ...keyField(key) };
 			return;
@@ -54,16 +70,16 @@ export class ItemResults {
 			: { queued: false, contact: entry.contact as IDataObject, message, ...keyField(key) };
 	}
 
-	skipped(itemIndex: number, key: DeduplicationKey, transaction: Record<string, unknown>, reason: string, extra: IDataObject = {}): void {
-		this.json[itemIndex] = { queued: false, skipped: true, deduplicationKey: key, contact: contactOf(transaction), message: reason, ...extra };
+	skipped(itemIndex: number, transaction: Record<string, unknown>, reason: string, extra: IDataObject = {}): void {
+		this.json[itemIndex] = { queued: false, skipped: true, deduplicationKey: this.keyOf(itemIndex), contact: contactOf(transaction), message: reason, ...extra };
 	}
 
-	dryRun(itemIndex: number, transaction: Record<string, unknown>, request: IDataObject, key: DeduplicationKey | undefined): void {
+	dryRun(itemIndex: number, transaction: Record<string, unknown>, request: IDataObject): void {
 		this.json[itemIndex] = {
 			dryRun: true,
 			queued: false,
 			contact: contactOf(transaction),
-			...keyField(key),
+			...keyField(this.keys[itemIndex]),
 			message: 'Dry Run: checked and packed as a real run would, not sent',
 			request,
 			transaction,

@@ -4,7 +4,6 @@ import { InputProblem } from '../../helpers/input';
 import { splitList } from '../../helpers/lists';
 import { failedItemJson } from '../../helpers/perItem';
 import { binaryAttachments } from './attachments';
-import type { DeduplicationKey } from './deduplication';
 import { deduplicationKeyReader } from './deduplication';
 import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
@@ -14,11 +13,6 @@ import { readerFor } from '../../helpers/parameters';
 import type { CreateSettings } from './settings';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
-
-export interface KeyedTransaction extends PreparedTransaction {
-	/** The item's Deduplication Key, when the option is on. */
-	readonly key?: DeduplicationKey;
-}
 
 export type TransactionBuilder = (itemIndex: number) => { transaction: Record<string, unknown>; labels: FieldLabels };
 
@@ -32,14 +26,14 @@ export async function prepareTransactions(
 	items: INodeExecutionData[],
 	settings: CreateSettings,
 	results: ItemResults,
-): Promise<KeyedTransaction[]> {
+): Promise<PreparedTransaction[]> {
 	const build =
 		settings.inputMode === 'fields'
 			? fieldsTransactionBuilder(context, items, settings.validateJsonContent)
 			: jsonTransactionReader(context, settings.validateJsonContent);
 	const attachmentProperties = readerFor(context, 'options.attachmentBinaryProperties', '');
 	const readKey = settings.deduplication === undefined ? undefined : deduplicationKeyReader(context);
-	const prepared: KeyedTransaction[] = [];
+	const prepared: PreparedTransaction[] = [];
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
@@ -53,7 +47,8 @@ export async function prepareTransactions(
 			}
 			const problem = transactionProblem(transaction, labels);
 			if (problem !== undefined) throw new InputProblem(problem, 'Fix it in the input or in the node’s fields.');
-			prepared.push({ itemIndex, transaction, key: readKey?.(itemIndex) });
+			if (readKey !== undefined) results.rememberKey(itemIndex, readKey(itemIndex));
+			prepared.push({ itemIndex, transaction });
 		} catch (error) {
 			// Expression and binary-read failures are this item's problem too.
 			results.set(itemIndex, failedItemJson(context, error, itemIndex));

@@ -1,6 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { thousands } from '../../helpers/numbers';
+import { isPlainObject } from '../../helpers/objects';
 import { SPEC_MAX_REQUEST_BYTES } from './packing';
 
 export const DEFAULT_HISTORY_SIZE = 10_000;
@@ -21,49 +23,48 @@ export interface CreateSettings {
 	errorOutput: boolean;
 }
 
-function wholeNumber(
-	context: IExecuteFunctions,
-	name: string,
-	fallback: number,
-	range: { min: number; max: number; label: string; hint: string },
-): number {
-	const value = Number(context.getNodeParameter(name, 0, fallback));
+function wholeNumber(context: IExecuteFunctions, raw: unknown, range: { min: number; max: number; label: string; hint: string }): number {
+	const value = Number(raw);
 	if (!Number.isInteger(value) || value < range.min || value > range.max) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`${range.label} must be a whole number from ${range.min.toLocaleString('en-US')} to ${range.max.toLocaleString('en-US')}`,
+			`${range.label} must be a whole number from ${thousands(range.min)} to ${thousands(range.max)}`,
 			{ description: range.hint },
 		);
 	}
 	return value;
 }
 
+/**
+ * Read option by option: reading the whole Options collection would evaluate the Deduplication
+ * Key's expression for the first item, which belongs to that item alone.
+ */
 export function readCreateSettings(context: IExecuteFunctions): CreateSettings {
-	const options = context.getNodeParameter('options', 0, {}) as Record<string, unknown>;
-	const node = context.getNode();
+	const option = (name: string, fallback: unknown): unknown => context.getNodeParameter(`options.${name}`, 0, fallback);
+	const options: unknown = context.getNode().parameters.options;
+	const keyed = isPlainObject(options) && options.deduplicationKey !== undefined;
 	return {
 		inputMode: context.getNodeParameter('inputMode', 0, 'fields') as string,
-		validateJsonContent: options.validateGenericOrderContent === true,
-		ignoreInvalid: options.ignoreInvalidTransactions !== false,
-		maxRequestBytes: wholeNumber(context, 'options.maxRequestBytes', SPEC_MAX_REQUEST_BYTES, {
+		validateJsonContent: option('validateGenericOrderContent', false) === true,
+		ignoreInvalid: option('ignoreInvalidTransactions', true) !== false,
+		maxRequestBytes: wholeNumber(context, option('maxRequestBytes', SPEC_MAX_REQUEST_BYTES), {
 			min: 1024,
 			max: SPEC_MAX_REQUEST_BYTES,
 			label: 'Max Request Bytes',
 			hint: 'Remove the option to use the service’s limit of 9,000,000 bytes.',
 		}),
-		dryRun: options.dryRun === true,
-		deduplication:
-			options.deduplicationKey === undefined
-				? undefined
-				: {
-						historySize: wholeNumber(context, 'options.deduplicationHistorySize', DEFAULT_HISTORY_SIZE, {
-							min: 1,
-							max: MAX_HISTORY_SIZE,
-							label: 'Deduplication History Size',
-							hint: 'Remove the option to keep the last 10,000 keys.',
-						}),
-					},
+		dryRun: option('dryRun', false) === true,
+		deduplication: keyed
+			? {
+					historySize: wholeNumber(context, option('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), {
+						min: 1,
+						max: MAX_HISTORY_SIZE,
+						label: 'Deduplication History Size',
+						hint: 'Remove the option to keep the last 10,000 keys.',
+					}),
+				}
+			: undefined,
 		continueOnFail: context.continueOnFail(),
-		errorOutput: node.onError === 'continueErrorOutput',
+		errorOutput: context.getNode().onError === 'continueErrorOutput',
 	};
 }
