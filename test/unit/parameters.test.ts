@@ -62,10 +62,15 @@ describe('parameters › read once, per item, or from the item itself', () => {
 		const read = readerFor<unknown>(context, 'options.deduplicationKey', '');
 		expect([read(0), read(1), read(2)]).toEqual([5310, undefined, undefined]);
 		expect(evaluations).toEqual([]);
+
+		const quoted = node({ key: `={{ $json.content["order.id"] }}`, other: "={{$json['a b'].c}}" }, [{ json: { content: { 'order.id': 'A-1' }, 'a b': { c: 2 } } }]);
+		expect(readerFor<unknown>(quoted.context, 'key', '')(0)).toBe('A-1');
+		expect(readerFor<unknown>(quoted.context, 'other', '')(0)).toBe(2);
+		expect(quoted.evaluations).toEqual([]);
 	});
 
 	it('evaluates any other expression per item, also one that starts like {{ $json }}', () => {
-		for (const expression of ['={{ $json.order + 1 }}', '={{ $json["order.id"] }}', '={{ $json.items[0] }}', '=A-{{ $json.id }}']) {
+		for (const expression of ['={{ $json.order + 1 }}', '={{ $json["order\\".id"] }}', '={{ $json.items[0] }}', '=A-{{ $json.id }}', '={{ $json.a }}{{ $json.b }}']) {
 			const { context, evaluations } = node({ transactionJson: expression });
 			expect(readerFor<unknown>(context, 'transactionJson', '={{ $json }}')(1)).toBe(`${expression.slice(1)} #1`);
 			expect(evaluations).toEqual([['transactionJson', 1]]);

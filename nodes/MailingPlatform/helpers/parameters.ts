@@ -12,8 +12,9 @@ import { isPlainObject } from './objects';
 
 export type Reader<T> = (itemIndex: number) => T;
 
-/** `{{ $json }}` or `{{ $json.order.id }}`: the item itself (Transaction JSON's default), or a field of it. */
-const ITEM_FIELD = /^=\s*\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*)*)\s*\}\}\s*$/;
+/** `{{ $json }}`, `{{ $json.order.id }}` or `{{ $json.content["order.id"] }}`: the item itself (Transaction JSON's default), or a field of it. */
+const ITEM_FIELD = /^=\s*\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[\s*"[^"\\]*"\s*\]|\[\s*'[^'\\]*'\s*\])*)\s*\}\}\s*$/;
+const FIELD_STEP = /\.([A-Za-z_$][\w$]*)|\[\s*"([^"]*)"\s*\]|\[\s*'([^']*)'\s*\]/g;
 
 function fieldAt(json: unknown, path: readonly string[]): unknown {
 	let value = json;
@@ -31,7 +32,7 @@ function holdsExpression(value: unknown): boolean {
  * A parameter of a node that reads all items at once: read once when it is a fixed value, per
  * item only when it holds an expression (anywhere inside, as in a resource mapper's values),
  * and taken from the item without evaluating anything when it is `{{ $json }}` or a plain field
- * path such as `{{ $json.order.id }}` (80 µs per evaluation by n8n's engine, mostly setting up its
+ * path such as `{{ $json.content["order.id"] }}` (80 µs per evaluation by n8n's engine, mostly setting up its
  * context). 100,000 items then cost one read, or none, instead of 100,000 evaluations.
  */
 export function readerFor<T>(context: IExecuteFunctions, name: string, fallback: T): Reader<T> {
@@ -41,7 +42,7 @@ export function readerFor<T>(context: IExecuteFunctions, name: string, fallback:
 	const field = typeof raw === 'string' ? ITEM_FIELD.exec(raw) : null;
 	if (field !== null) {
 		const items = context.getInputData();
-		const path = field[1].split('.').slice(1);
+		const path = [...field[1].matchAll(FIELD_STEP)].map((step) => step[1] ?? step[2] ?? step[3]);
 		return (itemIndex) => fieldAt(items[itemIndex].json, path) as T;
 	}
 	if (holdsExpression(raw)) {

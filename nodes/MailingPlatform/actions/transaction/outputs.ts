@@ -59,7 +59,10 @@ export class ItemResults {
 	reported(itemIndex: number, entry: ReportEntry): void {
 		const key = this.keys[itemIndex];
 		if (entry.queued) {
-			this.json[itemIndex] = { queued: true, contact: entry.contact as IDataObject, ...keyField(key) };
+			const json: IDataObject = { queued: true, contact: entry.contact as IDataObject };
+			// Set, not spread: this runs for every queued transaction.
+			if (key !== undefined) json.deduplicationKey = key;
+			this.json[itemIndex] = json;
 			return;
 		}
 		const message = this.settings.deduplicated ? joined(entry.message, NOT_RECORDED) : entry.message;
