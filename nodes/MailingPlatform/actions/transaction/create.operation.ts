@@ -91,6 +91,6 @@ function sendable(context: IExecuteFunctions, packed: Packed, settings: CreateSe
 	const hint = packed.kind === 'body' ? 'Make its content or attachments smaller.' : 'Remove the value JSON cannot hold (e.g. a BigInt or a circular reference).';
 	// Bodies go out as they are packed, so earlier items may be queued already when this one is found.
 	const earlier = queuedBefore === 0 ? '' : ` ${thousands(queuedBefore)} items of earlier requests were already queued.`;
-	results.set(itemIndex, failedItemJson(context, new InputProblem(problem, hint + earlier), itemIndex));
+	results.refused(itemIndex, failedItemJson(context, new InputProblem(problem, hint + earlier), itemIndex));
 	return undefined;
 }

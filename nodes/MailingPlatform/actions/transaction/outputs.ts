@@ -52,7 +52,7 @@ export class ItemResults {
 	}
 
 	/** A refused item's error item, as the per-item path made it. */
-	set(itemIndex: number, json: IDataObject): void {
+	refused(itemIndex: number, json: IDataObject): void {
 		this.json[itemIndex] = this.settings.deduplicated && 'error' in json ? { ...json, message: joined(json.message, NOT_RECORDED) } : json;
 	}
 

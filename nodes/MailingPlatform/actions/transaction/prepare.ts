@@ -51,7 +51,7 @@ export async function prepareTransactions(
 			prepared.push({ itemIndex, transaction });
 		} catch (error) {
 			// Expression and binary-read failures are this item's problem too.
-			results.set(itemIndex, failedItemJson(context, error, itemIndex));
+			results.refused(itemIndex, failedItemJson(context, error, itemIndex));
 		}
 	}
 	return prepared;
