@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+
+import type { ExecutionResult } from './cases';
+import type { RunData } from './workflowFile';
+
+/** The run data of a successful execution; anything else fails the case. */
+export function succeeded(result: ExecutionResult): RunData {
+	if (result.exitCode !== 0) throw new Error(`the workflow failed (n8n execute exited with ${result.exitCode})`);
+	if (result.runData === undefined) throw new Error('n8n printed no execution result');
+	return result.runData;
+}
+
+/** The error a node ended with in a failed execution. */
+export function nodeError(result: ExecutionResult, nodeName: string): { message?: string; httpCode?: string | null } {
+	assert.notEqual(result.exitCode, 0, 'the workflow must fail');
+	const error = result.runData?.[nodeName]?.[0]?.error as { message?: string; httpCode?: string | null } | undefined;
+	if (error === undefined) throw new Error(`node "${nodeName}" reported no error`);
+	return error;
+}
