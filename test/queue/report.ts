@@ -76,7 +76,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 				`(executions on ${sequential.workers.join(', ')}: ${sequential.statuses.join(', ')})`,
 			`deduplication key, ${simultaneous.orders} orders each delivered twice at the same moment: ${simultaneous.sentTwice} reached the service twice, ` +
 				`${simultaneous.sentOnce} once; ${simultaneous.pairsOnTwoWorkers} pairs ran on two workers (${simultaneous.sentTwiceOnTwoWorkers} of them sent twice), ` +
-				`the others on one worker; ${simultaneous.unsuccessful} executions not successful`,
+				`${simultaneous.orders - simultaneous.pairsOnTwoWorkers} on one worker; ${simultaneous.unsuccessful} executions not successful`,
 			`deduplication key, ${distinct.orders} different orders at the same moment, then all delivered again: ${distinct.sentAgain} sent again ` +
 				`(their keys were overwritten by a concurrent execution); ${distinct.unsuccessful} executions not successful`,
 		);
