@@ -70,6 +70,9 @@ export function idleMs(measurement: CallMeasurement): number {
 export interface ExecuteMeasurement extends CallMeasurement {
 	/** RSS when execute() starts, after a full GC: the input items are held by then. */
 	rssAtStartBytes: number;
+	/** The kernel's maxRSS when execute() starts and when it returns: a higher end is a peak reached inside it. */
+	peakRssAtStartBytes: number;
+	peakRssAtEndBytes: number;
 }
 
 /** The package's node with its execute() measured: that call alone, not the workflow around it. */
@@ -80,8 +83,9 @@ export function measuredNode(inner: INodeType): { node: INodeType; last: () => E
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			collectGarbage(); // the input's garbage belongs to the node before, not to this one
 			const rssAtStartBytes = process.memoryUsage().rss;
+			const peakRssAtStartBytes = peakRssBytes();
 			const { result, measurement } = await measureCall(async () => (await inner.execute?.call(this)) as INodeExecutionData[][]);
-			last = { ...measurement, rssAtStartBytes };
+			last = { ...measurement, rssAtStartBytes, peakRssAtStartBytes, peakRssAtEndBytes: peakRssBytes() };
 			return result;
 		},
 	};

@@ -38,7 +38,7 @@ export function order(index: number): IDataObject {
 
 export const ORDERS_NODE_TYPE = 'bench.orders';
 
-/** A source node emitting `count` generated orders, one item each. */
+/** A source node emitting `count` generated orders from order number `first` on, one item each. */
 export const ordersNode: INodeType = {
 	description: {
 		displayName: 'Orders',
@@ -49,10 +49,14 @@ export const ordersNode: INodeType = {
 		defaults: { name: 'Orders' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Count', name: 'count', type: 'number', default: 0 }],
+		properties: [
+			{ displayName: 'Count', name: 'count', type: 'number', default: 0 },
+			{ displayName: 'First', name: 'first', type: 'number', default: 0 },
+		],
 	},
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const count = this.getNodeParameter('count', 0) as number;
-		return [Array.from({ length: count }, (_, index) => ({ json: order(index) }))];
+		const first = this.getNodeParameter('first', 0) as number;
+		return [Array.from({ length: count }, (_, index) => ({ json: order(first + index) }))];
 	},
 };

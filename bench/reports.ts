@@ -6,7 +6,7 @@ import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
 import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
 import type { PageFetcher } from '../nodes/MailingPlatform/transport/paging';
-import { DEFAULT_PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
+import { PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
 import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
@@ -26,7 +26,7 @@ async function startDouble(): Promise<DoubleProcess> {
 async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
 	const result = await runNode({
 		credentials: { ...credentials, platformTimeZone: TIME_ZONE },
-		parameters: { resource: 'report', operation: 'getBlocks', ...paging },
+		parameters: { resource: 'report', operation: 'getBlocks', simplify: false, ...paging },
 	});
 	if (result.error !== undefined) throw new Error(result.error.message);
 	return result;
@@ -87,7 +87,7 @@ export async function reports(): Promise<Measurements> {
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
 		return {
-			concurrency: DEFAULT_PAGE_CONCURRENCY,
+			concurrency: PAGE_CONCURRENCY,
 			items,
 			requests: stats.requests.length,
 			xmlBytes,
@@ -139,7 +139,7 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 }
 
 export async function pagedReadConcurrent(): Promise<Measurements> {
-	return await pagedRead(DEFAULT_PAGE_CONCURRENCY);
+	return await pagedRead(PAGE_CONCURRENCY);
 }
 
 export async function pagedReadSequential(): Promise<Measurements> {

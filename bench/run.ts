@@ -7,7 +7,7 @@ import type { Measurements } from './scenario';
 import type { RunMeasurements, Table } from './tables';
 import { tables } from './tables';
 
-const SCENARIOS = ['transactions', 'transactionsPerItem', 'reports', 'pagedReadConcurrent', 'pagedReadSequential'];
+const SCENARIOS = ['transactions', 'transactionsPerItem', 'deduplication', 'reports', 'pagedReadConcurrent', 'pagedReadSequential'];
 
 /** One scenario in a fresh process that runs only it, so no figure inherits another's heap or code. */
 async function runScenario(name: string): Promise<Measurements> {

@@ -9,6 +9,7 @@ const scenarios: Record<string, () => Promise<() => Promise<Measurements>>> = {
 	reports: async () => (await import('./reports')).reports,
 	pagedReadConcurrent: async () => (await import('./reports')).pagedReadConcurrent,
 	pagedReadSequential: async () => (await import('./reports')).pagedReadSequential,
+	deduplication: async () => (await import('./deduplication')).deduplication,
 };
 
 /** Runs one scenario in this (fresh) process and sends its measurements to the parent. */

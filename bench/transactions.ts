@@ -59,6 +59,8 @@ export async function transactions(): Promise<Measurements> {
 		// The kernel's high-water mark: synchronous work inside execute() is seen too.
 		const peakRss = peakRssBytes();
 		const run = measured.last();
+		// maxRSS only rises: a rise inside execute() makes its end value the peak of execute() itself.
+		if (run.peakRssAtEndBytes <= run.peakRssAtStartBytes) throw new Error('execute() reached no new peak RSS: its growth cannot be read');
 		const stats = await double.stats();
 
 		collectGarbage();
@@ -92,6 +94,7 @@ export async function transactions(): Promise<Measurements> {
 			executeWallMs: run.wallMs,
 			doubleCpuMs: stats.cpuMs,
 			rssAtStart: run.rssAtStartBytes,
+			peakRssInExecute: run.peakRssAtEndBytes,
 			peakRssBeforeRun,
 			peakRss,
 		};

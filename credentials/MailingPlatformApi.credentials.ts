@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestRequest,
@@ -6,7 +7,16 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { isTimeZone } from '../nodes/MailingPlatform/helpers/timeZone';
+/** The credential type's name: the nodes ask for it, saved workflows store it. */
+export const CREDENTIAL_TYPE = 'mailingPlatformApi';
+
+/** Accept of every XML call, the credential test's included: the service's own media type. */
+export const XML_ACCEPT = 'application/vnd.service.api+xml; charset=utf-8';
+
+/** Whether `zone` names an IANA time zone (e.g. Europe/Berlin); empty is not one. */
+export function isTimeZone(zone: string): boolean {
+	return zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
+}
 
 /** Plain HTTP would send the API key readable on the wire; only a local service may use it. */
 export function isAllowedBaseUrl(baseUrl: string): boolean {
@@ -32,7 +42,7 @@ export function hasVersionPrefix(baseUrl: string): boolean {
 }
 
 export class MailingPlatformApi implements ICredentialType {
-	name = 'mailingPlatformApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Mailing Platform API';
 
@@ -108,7 +118,7 @@ export class MailingPlatformApi implements ICredentialType {
 			baseURL: '={{ $credentials.baseUrl }}',
 			url: 'reports/unsubscriptions/reasons',
 			qs: { page_size: 1 },
-			headers: { Accept: 'application/vnd.service.api+xml; charset=utf-8' },
+			headers: { Accept: XML_ACCEPT },
 		},
 		// Shown instead of n8n's generic status text when the test request fails, where n8n keeps
 		// the HTTP status for them: 2.8.4 loses it (the error's cause), which is why authenticate

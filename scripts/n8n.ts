@@ -145,8 +145,9 @@ export async function installCommunityPackage(userFolder: string, tarball: strin
 	await runOrThrow('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { timeoutMs: 60_000 });
 
 	const packageJsonPath = join(packageDir, 'package.json');
-	const { devDependencies, peerDependencies, optionalDependencies, ...kept } = JSON.parse(await readFile(packageJsonPath, 'utf8'));
-	await writeFile(packageJsonPath, JSON.stringify(kept, null, 2));
+	const installed = JSON.parse(await readFile(packageJsonPath, 'utf8')) as Record<string, unknown>;
+	for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete installed[field];
+	await writeFile(packageJsonPath, JSON.stringify(installed, null, 2));
 	await runOrThrow(
 		npm,
 		['install', '--audit=false', '--fund=false', '--bin-links=false', '--install-strategy=shallow', '--ignore-scripts=true', '--package-lock=false', '--prefer-offline'],

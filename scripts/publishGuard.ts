@@ -21,7 +21,7 @@ function problems(metadataOnly: boolean): string[] {
 
 const found = problems(process.argv.includes('--metadata-only'));
 if (found.length > 0) {
-	console.error(`Not publishing:\n${found.map((problem) => `- ${problem}`).join('\n')}\nSee README, Publishing.`);
+	console.error(`Not publishing:\n${found.map((problem) => `- ${problem}`).join('\n')}\nSee docs/publishing.md.`);
 	process.exit(1);
 }
 console.log('Ready to publish.');

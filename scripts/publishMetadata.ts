@@ -1,6 +1,6 @@
 /**
  * The package.json fields only the maintainer can give truthfully, set once before the first
- * publish (README, Publishing). n8n's verification matches `repository` and `author` against a
+ * publish (docs/publishing.md). n8n's verification matches `repository` and `author` against a
  * public GitHub repository, so none of them may be guessed.
  */
 import { readFileSync } from 'node:fs';

@@ -18,7 +18,7 @@ import { missingPublishFields, readProjectManifest } from './publishMetadata';
 const PACKAGE_FILE_PATTERNS = ['**/*.js', 'package.json'];
 
 /**
- * The scanner requires an author e-mail, which only the maintainer can give (README, Publishing).
+ * The scanner requires an author e-mail, which only the maintainer can give (docs/publishing.md).
  * Until then that one finding is reported but does not fail; the publish workflow runs the scan
  * after the metadata check, when no finding is let through.
  */
@@ -42,7 +42,7 @@ async function scan(label: string, folder: string, patterns: string[]): Promise<
 	console.log(`${label}: ${result.message ?? 'failed'}\n${result.details ?? ''}`);
 	const rules = errorRules(result.details ?? '');
 	if (rules.length > 0 && rules.every((rule) => rule === AWAITING_MAINTAINER_RULE) && authorAwaited()) {
-		console.log(`${label}: no finding besides the author e-mail, which the maintainer sets before publishing (README, Publishing)`);
+		console.log(`${label}: no finding besides the author e-mail, which the maintainer sets before publishing (docs/publishing.md)`);
 		return true;
 	}
 	return false;

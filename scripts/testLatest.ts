@@ -48,8 +48,9 @@ async function main(): Promise<number> {
 
 	const { stdout: nodeVersion } = await runOrThrow(nodeBin, ['--version'], { timeoutMs: 30_000 });
 	console.log(`jest under Node.js ${nodeVersion.trim()} with n8n-core ${versions['n8n-core']} and n8n-workflow ${versions['n8n-workflow']}`);
+	const projectConfig = (await import(join(projectRoot, 'jest.config.js'))) as { default: Record<string, unknown> };
 	const config = {
-		...(require(join(projectRoot, 'jest.config.js')) as Record<string, unknown>),
+		...projectConfig.default,
 		rootDir: projectRoot,
 		moduleNameMapper: Object.fromEntries(
 			Object.keys(versions).map((name) => [`^${name}$`, join(packagesDir, 'node_modules', name)]),

@@ -2,8 +2,9 @@
  * A walk through the editor of `npm start` as a new user takes it, in headless Chromium: the
  * nodes panel, adding the trigger and every action, each operation's panel, the canvas, the
  * credential test with a good key, a wrong key and a Base URL without the version prefix, the
- * examples, and a Schedule run's output. Every step saves a screenshot; the README pictures
- * (docs/images) are among them. Not part of CI; needs Debian's `chromium`.
+ * examples, a Schedule run's output, a Dry Run and a skipped duplicate. Every step saves a
+ * screenshot; the README pictures (docs/images) are among them. Not part of CI; needs Debian's
+ * `chromium`.
  *
  * Usage, while `npm start` runs: node .build-test/scripts/walkthrough.js [--port N] [--out <folder>]
  * (default folder .walkthrough/, ignored by git).
@@ -19,6 +20,7 @@ import { editorPort, editorUrl, optionValue, SANDBOX_OWNER } from './editor';
 import { projectRoot } from './n8n';
 import { SANDBOX_CREDENTIAL_ID } from './sandbox';
 import { credentialSteps, type Walk } from './walkthroughCredential';
+import { safeSendingSteps } from './walkthroughSafeSending';
 
 const CHROMIUM_FLAGS = [
 	'--no-sandbox',
@@ -180,6 +182,8 @@ async function walk(page: Page, base: string, save: Walk['save']): Promise<void>
 	// The output's JSON view: the rightmost of the two (input, output) JSON switches.
 	await page.locator('[data-test-id="ndv"]').getByText('JSON', { exact: true }).last().click();
 	await save('18-schedule-output', { readme: 'schedule-output.png' });
+
+	await safeSendingSteps(walkContext);
 }
 
 function outFolder(argv: string[] = process.argv.slice(2)): string {
@@ -205,7 +209,7 @@ async function main(): Promise<void> {
 		const save: Walk['save'] = async (name, options = {}) => {
 			if (options.height !== undefined) await page.setViewportSize({ width: 1440, height: options.height });
 			await page.waitForTimeout(700);
-			const png = await page.screenshot();
+			const png = await page.screenshot({ clip: options.clip });
 			await writeFile(join(out, `${name}.png`), png);
 			if (options.readme !== undefined) await writeFile(join(projectRoot, 'docs', 'images', options.readme), png);
 			if (options.height !== undefined) await page.setViewportSize({ width: 1440, height: 900 });

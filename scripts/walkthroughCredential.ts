@@ -1,11 +1,13 @@
 import type { Page } from 'playwright-core';
 
+type Clip = { x: number; y: number; width: number; height: number };
+
 export interface Walk {
 	page: Page;
 	/** The editor's address, e.g. http://localhost:5678. */
 	base: string;
-	/** Saves a screenshot under `name`; `readme` also writes it as that README picture. */
-	save(name: string, options?: { readme?: string; height?: number }): Promise<void>;
+	/** Saves a screenshot (of `clip` only, if given) under `name`; `readme` also writes it as that README picture. */
+	save(name: string, options?: { readme?: string; height?: number; clip?: Clip }): Promise<void>;
 }
 
 const OK = 'Connection tested successfully';

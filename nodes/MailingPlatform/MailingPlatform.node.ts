@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
 import * as contactField from './actions/contactField/ContactField.resource';
 import * as mailing from './actions/mailing/Mailing.resource';
 import * as transaction from './actions/transaction/Transaction.resource';
@@ -37,16 +38,14 @@ export class MailingPlatform implements INodeType {
 		name: 'mailingPlatform',
 		icon: { light: 'file:mailingPlatform.svg', dark: 'file:mailingPlatform.dark.svg' },
 		group: ['output'],
-		// 1.1: Get Blocks simplifies by default, unsubscription reasons come most frequent first and
-		// Permission starts at 2; version 1 keeps the old defaults for saved workflows.
-		version: [1, 1.1],
+		version: 1,
 		subtitle: operationSubtitle(resource, operations),
 		description: PACKAGE_DESCRIPTION.actions,
 		defaults: { name: 'Mailing Platform' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'mailingPlatformApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		properties: [resource, ...operations],
 	};
 

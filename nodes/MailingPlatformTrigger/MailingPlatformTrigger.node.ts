@@ -8,16 +8,18 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
 import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
 import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
-import { blockPages, newStatusFilter, reasonsFilter } from '../MailingPlatform/helpers/blockReport';
+import { blockPages } from '../MailingPlatform/actions/report/blockPages';
+import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
 import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
 import { splitList } from '../MailingPlatform/helpers/lists';
 import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';
 import type { QueryParameters } from '../MailingPlatform/transport';
 import { fetchAllPages } from '../MailingPlatform/transport/paging';
 import type { PollState } from './blockMemory';
-import { blockKey, legacyBlockKey, queryStart } from './blockMemory';
+import { blockKey, queryStart } from './blockMemory';
 
 const DEFAULT_LOOKBACK_MINUTES = 5;
 
@@ -50,7 +52,7 @@ export class MailingPlatformTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'mailingPlatformApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		properties: [
 			event,
 			{
@@ -120,25 +122,22 @@ export class MailingPlatformTrigger implements INodeType {
 		}
 
 		const state = this.getWorkflowStaticData('node') as PollState;
-		const firstPoll = state.lastPollMs === undefined && state.cursorMs === undefined;
+		const firstPoll = state.lastPollMs === undefined;
 		const fromMs = queryStart(state, startedMs, lookbackMinutes * 60_000);
 		const blocks = await fetchAllPages(pages({ from_date: fromMs }));
 
 		const emitted = new Set(state.seen ?? []);
-		const legacy = new Set(state.lastPollMs === undefined ? (state.keysAtCursor ?? []) : []);
 		const seen = new Set<string>();
 		const fresh: IDataObject[] = [];
 		for (const block of blocks) {
 			const key = blockKey(block);
-			if (!emitted.has(key) && !seen.has(key) && !legacy.has(legacyBlockKey(block))) fresh.push(block);
+			if (!emitted.has(key) && !seen.has(key)) fresh.push(block);
 			seen.add(key);
 		}
 
 		state.lastPollMs = Math.max(startedMs, state.lastPollMs ?? startedMs);
 		state.fromMs = fromMs;
 		state.seen = [...seen];
-		delete state.cursorMs;
-		delete state.keysAtCursor;
 		return firstPoll ? null : emit(fresh);
 	}
 }

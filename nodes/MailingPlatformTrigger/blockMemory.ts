@@ -14,9 +14,6 @@ export interface PollState {
 	fromMs?: number;
 	/** Keys of every block that poll's query returned: all it can return again. */
 	seen?: string[];
-	/** Position of versions before 0.2 (newest block time read in the workflow's zone). */
-	cursorMs?: number;
-	keysAtCursor?: string[];
 }
 
 /** A 53-bit hash (cyrb53) of `text`, as base 36; two seeds make a key of about 106 bits. */
@@ -40,16 +37,11 @@ function hash53(text: string, seed: number): string {
  * would make the same block look new. Hashed, so that many remembered blocks stay small.
  */
 export function blockKey(block: IDataObject): string {
-	const { contact, timestampIso: _iso, ...own } = block;
+	const { contact, ...own } = block;
+	delete own.timestampIso;
 	const contactId = isPlainObject(contact) ? (contact.id ?? contact.email ?? null) : (contact ?? null);
 	const text = JSON.stringify([own, contactId]);
 	return `${hash53(text, 0)}.${hash53(text, 1)}`;
-}
-
-/** How the key of a block looked before 0.2, to migrate a saved position without repeats. */
-export function legacyBlockKey(block: IDataObject): string {
-	const contact = isPlainObject(block.contact) ? block.contact : {};
-	return JSON.stringify([block.timestamp, contact.id ?? null, contact.email ?? null, block.old_status, block.new_status, block.reason]);
 }
 
 /**
@@ -57,6 +49,6 @@ export function legacyBlockKey(block: IDataObject): string {
  * the previous query (whose blocks are all remembered). First poll: the lookback before now.
  */
 export function queryStart(state: PollState, nowMs: number, lookbackMs: number): number {
-	if (state.lastPollMs === undefined) return state.cursorMs ?? nowMs - lookbackMs;
+	if (state.lastPollMs === undefined) return nowMs - lookbackMs;
 	return Math.max(state.lastPollMs - lookbackMs, state.fromMs ?? Number.NEGATIVE_INFINITY);
 }

@@ -10,6 +10,8 @@ export interface StatusFault {
 	status: number;
 	retryAfter?: string;
 	body?: string;
+	/** The media type of `body`; text/html unless given. */
+	contentType?: string;
 }
 /** Close the socket without answering, after the whole body was read (outcome unknown). */
 export interface DropFault {
@@ -32,7 +34,17 @@ export class FaultInjector {
 	/** Whether `queued` is sent as the strings "true"/"false" instead of booleans. */
 	queuedAsString = false;
 
-	failNext(count: number, status: number, options: { retryAfter?: string; body?: string; match?: string } = {}): void {
+	/**
+	 * Whether every error answer, of any route or fault, is its message as plain text instead
+	 * of the spec's XML `<error>`, as the real service answers some errors.
+	 */
+	plainTextErrors = false;
+
+	failNext(
+		count: number,
+		status: number,
+		options: { retryAfter?: string; body?: string; contentType?: string; match?: string } = {},
+	): void {
 		this.faults.push({ kind: 'status', status, remaining: count, ...options });
 	}
 
@@ -46,6 +58,14 @@ export class FaultInjector {
 		this.entityLimitBytes = 9_000_000;
 		this.reportWrapper = 'reports';
 		this.queuedAsString = false;
+		this.plainTextErrors = false;
+	}
+
+	/** `response` as this injector has error answers sent. */
+	errorForm(response: DoubleResponse): DoubleResponse {
+		if (!this.plainTextErrors || response.errorMessage === undefined) return response;
+		const headers = { ...response.headers, 'Content-Type': 'text/plain; charset=utf-8' };
+		return { status: response.status, headers, body: response.errorMessage };
 	}
 
 	/** The fault for this request, if any, using one of its repetitions. */
@@ -59,7 +79,10 @@ export class FaultInjector {
 }
 
 export function faultResponse(fault: StatusFault): DoubleResponse {
-	const response = fault.body === undefined ? xmlError(fault.status, `Injected ${fault.status}`) : { status: fault.status, body: fault.body, headers: { 'Content-Type': 'text/html' } };
+	const response =
+		fault.body === undefined
+			? xmlError(fault.status, `Injected ${fault.status}`)
+			: { status: fault.status, body: fault.body, headers: { 'Content-Type': fault.contentType ?? 'text/html' } };
 	if (fault.retryAfter !== undefined) response.headers = { ...response.headers, 'Retry-After': fault.retryAfter };
 	return response;
 }

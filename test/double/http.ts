@@ -17,6 +17,8 @@ export interface DoubleResponse {
 	status: number;
 	headers?: Record<string, string>;
 	body?: string;
+	/** The message of an error answer, so the fault injector can send it in another form. */
+	errorMessage?: string;
 }
 
 export function xmlResponse(status: number, body: string, headers: Record<string, string> = {}): DoubleResponse {
@@ -24,7 +26,7 @@ export function xmlResponse(status: number, body: string, headers: Record<string
 }
 
 export function xmlError(status: number, message: string): DoubleResponse {
-	return xmlResponse(status, errorDocument(message));
+	return { ...xmlResponse(status, errorDocument(message)), errorMessage: message };
 }
 
 export function jsonResponse(status: number, value: unknown): DoubleResponse {

@@ -23,6 +23,8 @@ export interface RecordedRequest {
 	accept?: string;
 	bodyBytes: number;
 	status: number;
+	/** The Content-Type of the answer. */
+	answerType?: string;
 }
 
 export interface Area {
@@ -134,8 +136,10 @@ export class ServiceDouble {
 			return;
 		}
 
-		const response = fault !== undefined ? faultResponse(fault) : await this.answer(req, url, rawPath, record, body);
+		const answer = fault !== undefined ? faultResponse(fault) : await this.answer(req, url, rawPath, record, body);
+		const response = this.faults.errorForm(answer);
 		record.status = response.status;
+		record.answerType = response.headers?.['Content-Type'];
 		send(res, response);
 	}
 

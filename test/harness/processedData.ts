@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type {
 	DeduplicationItemTypes,
 	DeduplicationScope,
@@ -46,10 +46,10 @@ function ownerOf(scope: DeduplicationScope, context: ICheckProcessedContextData)
 
 /**
  * n8n's deduplication store for in-process runs, in mode 'entries' (a history of values), as
- * n8n's database-backed helper behaves: one row per owner, read whole, changed in memory and
- * written back whole, with no lock, so executions running at the same moment can overwrite
- * each other's entries. Each read and write is a step of its own (`latencyMs` long, a turn of
- * the event loop at 0), as database round trips are.
+ * n8n's database-backed helper behaves: one row per owner, kept as JSON text, read whole (parsed),
+ * changed in memory and written back whole (serialized), with no lock, so executions running at
+ * the same moment can overwrite each other's entries. Each read and write is a step of its own
+ * (`latencyMs` long, a turn of the event loop at 0), as database round trips are.
  */
 export class ProcessedDataStore implements IDataDeduplicator {
 	/** Every call nodes made, in order. */
@@ -58,7 +58,8 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** How long each read and each write takes. */
 	latencyMs = 0;
 
-	private readonly rows = new Map<string, Row>();
+	/** Each row's JSON text, as the database column holds it. */
+	private readonly rows = new Map<string, string>();
 
 	/** Forgets everything: a fresh n8n database. */
 	clear(): void {
@@ -69,19 +70,19 @@ export class ProcessedDataStore implements IDataDeduplicator {
 
 	/** Whether `value` is in `owner`'s history (the harness node's by default). */
 	remembers(value: DeduplicationItemTypes, owner: StoreOwner = HARNESS_NODE): boolean {
-		return this.rows.get(rowKey(owner))?.data.includes(hashOf(value)) ?? false;
+		return this.row(owner)?.data.includes(hashOf(value)) ?? false;
 	}
 
 	/** How many entries `owner`'s history holds, repeated values counted each time, as n8n counts. */
 	size(owner: StoreOwner = HARNESS_NODE): number {
-		return this.rows.get(rowKey(owner))?.data.length ?? 0;
+		return this.row(owner)?.data.length ?? 0;
 	}
 
 	/** Puts values into `owner`'s history directly, as if an earlier execution had recorded them. */
 	seed(values: DeduplicationItemTypes[], owner: StoreOwner = HARNESS_NODE): void {
-		const row = this.rows.get(rowKey(owner)) ?? { data: [] };
+		const row = this.row(owner) ?? { data: [] };
 		row.data.push(...values.map(hashOf));
-		this.rows.set(rowKey(owner), row);
+		this.rows.set(rowKey(owner), JSON.stringify(row));
 	}
 
 	async checkProcessedAndRecord(
@@ -133,7 +134,7 @@ export class ProcessedDataStore implements IDataDeduplicator {
 
 	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
 		const owner = this.record('clearAllProcessedItems', [], scope, context, options);
-		await sleep(this.latencyMs);
+		await this.roundTrip();
 		this.rows.delete(rowKey(owner));
 	}
 
@@ -149,24 +150,33 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		return owner;
 	}
 
-	/** A copy of the row, as a query returns it. */
+	/** The row parsed from its text, as a query returns it. */
 	private async read(owner: StoreOwner): Promise<Row | undefined> {
-		await sleep(this.latencyMs);
-		const row = this.rows.get(rowKey(owner));
-		return row === undefined ? undefined : { data: [...row.data] };
+		await this.roundTrip();
+		return this.row(owner);
+	}
+
+	private row(owner: StoreOwner): Row | undefined {
+		const text = this.rows.get(rowKey(owner));
+		return text === undefined ? undefined : (JSON.parse(text) as Row);
+	}
+
+	/** At 0 one turn of the event loop: a timer of 0 would wait a millisecond the database is not asked to take. */
+	private async roundTrip(): Promise<void> {
+		await (this.latencyMs > 0 ? sleep(this.latencyMs) : nextTurn());
 	}
 
 	/** Fails as the table's primary key does when another execution inserted the row meanwhile. */
 	private async insert(owner: StoreOwner, row: Row): Promise<void> {
-		await sleep(this.latencyMs);
+		await this.roundTrip();
 		if (this.rows.has(rowKey(owner))) throw new Error('duplicate key value violates unique constraint of processed_data');
-		this.rows.set(rowKey(owner), row);
+		this.rows.set(rowKey(owner), JSON.stringify(row));
 	}
 
 	/** Replaces the whole row; a row deleted meanwhile stays deleted. */
 	private async update(owner: StoreOwner, row: Row): Promise<void> {
-		await sleep(this.latencyMs);
-		if (this.rows.has(rowKey(owner))) this.rows.set(rowKey(owner), row);
+		await this.roundTrip();
+		if (this.rows.has(rowKey(owner))) this.rows.set(rowKey(owner), JSON.stringify(row));
 	}
 }
 

@@ -97,8 +97,6 @@ export interface NodeRunOptions {
 	items?: Array<IDataObject | SourceItem>;
 	onError?: INode['onError'];
 	timezone?: string;
-	/** The node's version in the workflow (default 1, as in workflows saved before 1.1). */
-	typeVersion?: number;
 	/**
 	 * Every run is an execution of the same saved workflow unless told otherwise, so runs share
 	 * the node's deduplication history (`processedData`), as executions in n8n do.
@@ -137,7 +135,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 			id: HARNESS_NODE.nodeId,
 			name: NODE_NAME,
 			type: NODE_TYPE,
-			typeVersion: options.typeVersion ?? 1,
+			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,
 			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },

@@ -1,7 +1,7 @@
 /**
  * One measurement, not a promise: the main instance killed with SIGKILL right after a poll got
  * the service's answer, before n8n saved the trigger's state. n8n's own guarantee there is
- * at-least-once; this records what actually happened, for the README.
+ * at-least-once; this records what actually happened, for docs/running-at-scale.md.
  */
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';

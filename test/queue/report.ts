@@ -34,7 +34,7 @@ function throughput(label: string, run: OrdersFigures): string {
 	);
 }
 
-/** The figures the README's "Running at scale" section quotes, each saying what it measures. */
+/** The figures docs/running-at-scale.md quotes, each saying what it measures. */
 export function printFigures(figures: Figures, log: (line: string) => void): void {
 	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, ${figures.cores} CPU cores shared by every process):`];
 	if (figures.startSeconds !== undefined) lines.push(`main + worker 1 started and ready in ${fixed(figures.startSeconds)} s`);

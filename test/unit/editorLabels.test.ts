@@ -8,14 +8,14 @@ import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
 
 /** The canvas subtitle as n8n's editor computes it: the node type's subtitle expression on the node. */
 function subtitle(type: string, description: INodeTypeDescription, parameters: INodeParameters): unknown {
-	const node: INode = { id: 'n', name: 'Node', type, typeVersion: 1.1, position: [0, 0], parameters };
+	const node: INode = { id: 'n', name: 'Node', type, typeVersion: 1, position: [0, 0], parameters };
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
 }
 
 /** The parameters the panel shows for these values (names of visible properties; collections with their option names). */
 function visible(description: INodeTypeDescription, parameters: INodeParameters): Map<string, INodeProperties> {
-	const node = { typeVersion: 1.1 } as INode;
+	const node = { typeVersion: 1 } as INode;
 	const shown = description.properties.filter((property) =>
 		NodeHelpers.displayParameter(parameters, property, node, description),
 	);
@@ -40,12 +40,16 @@ describe('what the editor shows', () => {
 		expect(subtitle(TRIGGER_NODE_TYPE, trigger, { event: 'blockStatusChanged' })).toBe('Block Status Changed');
 	});
 
-	it('the nodes panel entry (which shows the trigger description) starts with the action node description', () => {
-		expect(trigger.description.startsWith(action.description)).toBe(true);
+	it('the nodes panel entry, which shows the trigger description, says what the whole package does', () => {
+		expect(action.description).toBe('Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports');
+		expect(trigger.description).toBe(
+			'Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports; ' +
+				'the trigger starts workflows when contacts are blocked or unblocked',
+		);
 	});
 
 	const optionNames = (property: INodeProperties | undefined) =>
-		(property?.options ?? []).map((option) => ('displayName' in option ? option.name : option.name));
+		(property?.options ?? []).map((option) => option.name);
 
 	it('Count Blocks offers no fields to return; Get Blocks offers them as output fields under the stored filters names', () => {
 		const count = visible(action, { resource: 'report', operation: 'countBlocks' }).get('filters');

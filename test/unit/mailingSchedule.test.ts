@@ -1,11 +1,9 @@
 import { DateTime } from 'luxon';
+import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
-import {
-	buildSchedule,
-	normaliseAllowedHours,
-	readDateTime,
-} from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
-import { readBoolean, readInteger } from '../../nodes/MailingPlatform/actions/mailing/values';
+import { buildSchedule, normaliseAllowedHours } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 const BERLIN = 'Europe/Berlin';
 const BOTH_BERLIN = { workflow: BERLIN, platform: BERLIN };
@@ -36,36 +34,9 @@ describe('mailing › allowed hours', () => {
 	});
 });
 
-describe('mailing › date-times in the workflow timezone', () => {
-	it('reads text without an offset as wall-clock time in the zone', () => {
-		const at = readDateTime('2030-04-01T09:30:59', 'Scheduled At', BERLIN);
-		expect(at.toFormat('yyyy-MM-dd HH:mm:ss')).toBe('2030-04-01 09:30:00');
-		expect(at.zoneName).toBe(BERLIN);
-	});
-
-	it('converts text with Z or an offset, a Date and a Luxon DateTime to the zone', () => {
-		expect(readDateTime('2030-04-01T07:30:00Z', 'x', BERLIN).toFormat('HH:mm')).toBe('09:30');
-		expect(readDateTime('2030-04-01T09:30:00-04:00', 'x', BERLIN).toFormat('HH:mm')).toBe('15:30');
-		expect(readDateTime(new Date('2030-01-01T07:30:00Z'), 'x', BERLIN).toFormat('HH:mm')).toBe('08:30');
-		const tokyo = DateTime.fromISO('2030-01-01T18:00', { zone: 'Asia/Tokyo' });
-		expect(readDateTime(tokyo, 'x', BERLIN).toFormat('yyyy-MM-dd HH:mm')).toBe('2030-01-01 10:00');
-	});
-
-	it('accepts the yyyy-MM-dd HH:mm form', () => {
-		expect(readDateTime('2030-04-01 09:30', 'x', 'America/New_York').toISO()).toBe('2030-04-01T09:30:00.000-04:00');
-	});
-
-	it('refuses empty values and text that is not a date-time', () => {
-		expect(() => readDateTime('', 'Scheduled At', BERLIN)).toThrow('Scheduled At is empty');
-		expect(() => readDateTime(null, 'Scheduled At', BERLIN)).toThrow('Scheduled At is empty');
-		expect(() => readDateTime('2030-02-30T10:00', 'Scheduled At', BERLIN)).toThrow('is not a date-time');
-		expect(() => readDateTime(1_900_000_000_000, 'Scheduled At', BERLIN)).toThrow('is not a date-time');
-	});
-});
-
 describe('mailing › schedule parameters', () => {
-	it('accepts the current minute but refuses the one before', () => {
-		expect(buildSchedule({ scheduledAt: '2030-03-30T10:20:00' }, BOTH_BERLIN, NOW).scheduled).toEqual({
+	it('accepts the current minute but refuses the one before, dropping the seconds (the API has no field for them)', () => {
+		expect(buildSchedule({ scheduledAt: '2030-03-30T10:20:59' }, BOTH_BERLIN, NOW).scheduled).toEqual({
 			date: '2030-03-30',
 			hours: '10',
 			minutes: '20',
@@ -74,6 +45,15 @@ describe('mailing › schedule parameters', () => {
 		expect(() => buildSchedule({ scheduledAt: '2030-03-30T10:19:59' }, BOTH_BERLIN, NOW)).toThrow(
 			'Scheduled At is in the past: 2030-03-30 10:19 (Europe/Berlin)',
 		);
+	});
+
+	it('takes a Scheduled At given as epoch milliseconds', () => {
+		// 1,900,000,000,000 ms after 1970-01-01T00:00Z is 2030-03-17T17:46:40Z, 18:46 in Berlin.
+		expect(buildSchedule({ scheduledAt: 1_900_000_000_000 }, BOTH_BERLIN, DateTime.fromISO('2030-01-01T00:00Z')).scheduled).toMatchObject({
+			date: '2030-03-17',
+			hours: '18',
+			minutes: '46',
+		});
 	});
 
 	it('sends the wall-clock time the clocks show after the spring-forward gap', () => {
@@ -89,7 +69,7 @@ describe('mailing › schedule parameters', () => {
 	it('sends the platform zone’s wall clock of the instant picked in the workflow’s zone', () => {
 		const zones = { workflow: 'America/New_York', platform: BERLIN };
 		const schedule = buildSchedule(
-			{ scheduledAt: '2030-04-01T21:00', dispatchOption: 'hour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '2030-04-01T23:30' },
+			{ scheduledAt: '2030-04-01T21:00', dispatchOption: 'hour', dispatchEnd: 'exactDatetime', dispatchEndExactDatetime: '2030-04-01T23:30:45' },
 			zones,
 			NOW,
 		);
@@ -138,20 +118,54 @@ describe('mailing › schedule parameters', () => {
 	});
 });
 
-describe('mailing › values from expressions', () => {
-	it('reads whole numbers given as numbers or digits only', () => {
-		expect(readInteger('12', 'Mailing ID', 1)).toBe(12);
-		expect(readInteger(' 7 ', 'Mailing ID', 1)).toBe(7);
-		expect(() => readInteger('12a', 'Mailing ID', 1)).toThrow('Mailing ID must be a whole number of at least 1, not "12a"');
-		expect(() => readInteger('', 'Mailing ID', 1)).toThrow('Mailing ID is empty');
-		expect(() => readInteger(null, 'Mailing ID', 1)).toThrow('Mailing ID is empty');
-		expect(() => readInteger(true, 'Mailing ID', 1)).toThrow('not true');
-		expect(() => readInteger('9007199254740993', 'Mailing ID', 1)).toThrow('must be a whole number');
+describe('mailing › the schedule panel offers the spec’s choices and ranges', () => {
+	const description = new MailingPlatform().description;
+	/** The panel's schedule fields for these values, as the editor shows them. */
+	function shown(values: INodeParameters): Map<string, INodeProperties> {
+		const parameters = { resource: 'mailing', operation: 'schedule', ...values };
+		const visible = description.properties.filter((property) =>
+			NodeHelpers.displayParameter(parameters, property, { typeVersion: 1.1 } as INode, description),
+		);
+		return new Map(visible.map((property) => [property.name, property]));
+	}
+	const values = (property: INodeProperties | undefined) =>
+		(property?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+
+	it('offers the dispatch options, ends and intervals of the spec', () => {
+		expect(values(shown({}).get('dispatchOption'))).toEqual(['hour', 'weekdayhour', 'none', 'uniform']);
+		expect(values(shown({ dispatchOption: 'uniform' }).get('dispatchEnd'))).toEqual(['inHours', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'hour' }).get('dispatchEnd'))).toEqual(['inHours', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'weekdayhour' }).get('dispatchEnd'))).toEqual(['inDays', 'exactDatetime']);
+		expect(values(shown({ dispatchOption: 'uniform' }).get('dispatchUniformInterval'))).toEqual(['10m', '15m', '20m', '30m', 'hour', '']);
+		expect(shown({ dispatchOption: 'hour' }).has('dispatchUniformInterval')).toBe(false);
 	});
 
-	it('reads booleans and their text forms only', () => {
-		expect(readBoolean('TRUE', 'Activate')).toBe(true);
-		expect(readBoolean(false, 'Activate')).toBe(false);
-		expect(() => readBoolean('yes', 'Activate')).toThrow('Activate must be true or false, not "yes"');
+	// The API spec: dispatchEndInHours 2 to 96 (uniform), 2 to 24 (hour); dispatchEndInDays 1 to 7
+	// (weekdayhour); dispatchWavesGroup 1, 2 or 3 (default 3) with hour and weekdayhour.
+	it.each([
+		['uniform', 'inHours', 'dispatchEndInHours', 2, 96],
+		['hour', 'inHours', 'dispatchEndInHours', 2, 24],
+		['weekdayhour', 'inDays', 'dispatchEndInDays', 1, 7],
+	])('with %s, %s takes %s from %i to %i, in the panel and in the check', (dispatchOption, dispatchEnd, name, min, max) => {
+		const field = shown({ dispatchOption, dispatchEnd }).get(name);
+		expect(field?.typeOptions).toMatchObject({ minValue: min, maxValue: max, numberPrecision: 0 });
+		expect(field?.description).toContain(`${min} to ${max}`);
+		const schedule = (value: number) => buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, dispatchEnd, [name]: value }, BOTH_BERLIN, NOW);
+		expect(schedule(min).query[name]).toBe(min);
+		expect(schedule(max).query[name]).toBe(max);
+		expect(() => schedule(min - 1)).toThrow(`from ${min} to ${max}, not ${min - 1}`);
+		expect(() => schedule(max + 1)).toThrow(`from ${min} to ${max}, not ${max + 1}`);
+	});
+
+	it.each(['hour', 'weekdayhour'])('with %s, groups 1 to 3 waves, 3 unless set', (dispatchOption) => {
+		const field = shown({ dispatchOption }).get('dispatchWavesGroup');
+		expect([field?.typeOptions?.minValue, field?.typeOptions?.maxValue, field?.default]).toEqual([1, 3, 3]);
+		const end = dispatchOption === 'hour' ? { dispatchEnd: 'inHours', dispatchEndInHours: 24 } : { dispatchEnd: 'inDays', dispatchEndInDays: 7 };
+		const schedule = (dispatchWavesGroup?: number) =>
+			buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, ...end, dispatchWavesGroup }, BOTH_BERLIN, NOW);
+		expect(schedule().query.dispatchWavesGroup).toBe(3);
+		expect(schedule(1).query.dispatchWavesGroup).toBe(1);
+		expect(() => schedule(4)).toThrow('from 1 to 3, not 4');
+		expect(shown({ dispatchOption: 'uniform' }).has('dispatchWavesGroup')).toBe(false);
 	});
 });

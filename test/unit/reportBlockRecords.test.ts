@@ -2,9 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { toRawBlock, toSimpleBlock } from '../../nodes/MailingPlatform/helpers/blockRecords';
 import { serviceTimeToIso } from '../../nodes/MailingPlatform/helpers/dateTime';
-import { isPlainObject } from '../../nodes/MailingPlatform/helpers/objects';
 import { parseXml } from '../../nodes/MailingPlatform/transport/xml';
-import { ReportsArea } from '../double/routes/reports';
 
 describe('service times to ISO 8601', () => {
 	it.each([
@@ -38,61 +36,96 @@ describe('service times to ISO 8601', () => {
 });
 
 describe('raw block items', () => {
-	// The items as the node built them before they got a fixed shape: their JSON must not change.
-	const spreadBlock = (block: IDataObject, timeZone: string): IDataObject => {
-		const raw: IDataObject = { ...block, timestampIso: serviceTimeToIso(block.timestamp, timeZone) };
-		const contact = block.contact;
-		if (isPlainObject(contact)) {
-			const list = (value: unknown) => (Array.isArray(value) ? value.filter(isPlainObject) : []);
-			raw.contact = {
-				...contact,
-				createdIso: serviceTimeToIso(contact.created, timeZone),
-				updatedIso: serviceTimeToIso(contact.updated, timeZone),
-				standard_fields: list(contact.standard_fields),
-				custom_fields: list(contact.custom_fields),
-			};
-		}
-		return raw;
-	};
-	const parsedBlocks = (xml: string) => {
-		const parsed = parseXml(xml);
+	// What a user sees in the item's JSON: every element as the service sent it, in the order sent, lists
+	// always as arrays, and the ISO companions after the values they read. Compared as JSON, so order counts.
+	const rawJson = (xml: string, timeZone = 'Europe/Berlin') => {
+		const parsed = parseXml(`<blocks>${xml}</blocks>`);
 		if (!parsed.ok) throw new Error(parsed.problem);
-		return parsed.data.blocks as IDataObject[];
+		return JSON.stringify(toRawBlock((parsed.data.blocks as IDataObject[])[0], timeZone));
 	};
+	const CHANGE_XML = '<timestamp>2024-05-01 10:00:00</timestamp><old_status>allowed</old_status><new_status>blocked</new_status><reason>blacklist</reason>';
+	const CHANGE = { timestamp: '2024-05-01 10:00:00', old_status: 'allowed', new_status: 'blocked', reason: 'blacklist' };
+	const BERLIN_TIME = { timestampIso: '2024-05-01T10:00:00.000+02:00' };
+	const contactXml = (id: number, email: string, created: string, updated: string, externalId: string, fields: string) =>
+		`<contact><id>${id}</id><email>${email}</email><permissionStatus>available</permissionStatus><permissionType>doi+</permissionType>` +
+		`<created>${created}</created><updated>${updated}</updated>${externalId}${fields}</contact>`;
+	/** A contact of the spec's elements from the first of January, without fields: as sent, then its ISO times. */
+	const NEW_YEAR_CONTACT = {
+		id: 1,
+		email: 'a@b.c',
+		permissionStatus: 'available',
+		permissionType: 'doi+',
+		created: '2024-01-01 00:00:00.0',
+		updated: '2024-01-01 00:00:00.0',
+	};
+	const NEW_YEAR_TIMES = { createdIso: '2024-01-01T00:00:00.000+01:00', updatedIso: '2024-01-01T00:00:00.000+01:00' };
+	const newYearXml = (externalId: string, extra = '') =>
+		contactXml(1, 'a@b.c', '2024-01-01 00:00:00.0', '2024-01-01 00:00:00.0', externalId, `<standard_fields/><custom_fields/>${extra}`);
 
-	it('gives the same JSON as before for blocks as the double sends them, with fields, nil values and anonymous blocks', () => {
-		const reports = new ReportsArea();
-		reports.generateBlocks(40, { start: '2024-10-27T00:30:00Z', stepMs: 300_000 });
-		reports.addAnonymousBlock({ at: '2024-10-27T01:00:00Z' });
-		const page = reports.handle({
-			method: 'GET',
-			segments: ['reports', 'blocks'],
-			query: new URLSearchParams([['page_size', '1000'], ['exclude_anonymous_blocks', 'false'], ['standard_field', 'FIRSTNAME'], ['standard_field', 'LASTNAME'], ['custom_field', 'shoe size']]),
-			headers: {},
-			body: Buffer.alloc(0),
-		});
-		const blocks = parsedBlocks(page?.body ?? '');
-		expect(blocks).toHaveLength(41);
-		expect(blocks.some((block) => block.contact === null)).toBe(true);
-		for (const zone of ['Europe/Berlin', 'America/New_York']) {
-			for (const block of blocks) expect(JSON.stringify(toRawBlock(block, zone))).toBe(JSON.stringify(spreadBlock(block, zone)));
-		}
+	it('gives a block with the spec\'s elements as sent, with its times read in the platform zone', () => {
+		const fields =
+			'<standard_fields><field><name>FIRSTNAME</name><value>Ada</value></field><field><name>LASTNAME</name><value nil="true"/></field></standard_fields><custom_fields/>';
+		const xml = `<block>${contactXml(7, 'ada@example.com', '2024-01-15 09:00:00.0', '2024-05-01 10:00:00.0', '<external_id nil="true"/>', fields)}${CHANGE_XML}</block>`;
+		const contact = {
+			id: 7,
+			email: 'ada@example.com',
+			permissionStatus: 'available',
+			permissionType: 'doi+',
+			created: '2024-01-15 09:00:00.0',
+			updated: '2024-05-01 10:00:00.0',
+			external_id: null,
+			standard_fields: [
+				{ name: 'FIRSTNAME', value: 'Ada' },
+				{ name: 'LASTNAME', value: null },
+			],
+			custom_fields: [],
+		};
+		expect(rawJson(xml)).toBe(
+			JSON.stringify({
+				contact: { ...contact, createdIso: '2024-01-15T09:00:00.000+01:00', updatedIso: '2024-05-01T10:00:00.000+02:00' },
+				...CHANGE,
+				...BERLIN_TIME,
+			}),
+		);
+		expect(rawJson(xml, 'America/New_York')).toBe(
+			JSON.stringify({
+				contact: { ...contact, createdIso: '2024-01-15T09:00:00.000-05:00', updatedIso: '2024-05-01T10:00:00.000-04:00' },
+				...CHANGE,
+				timestampIso: '2024-05-01T10:00:00.000-04:00',
+			}),
+		);
 	});
 
 	it.each([
-		['an unknown element', '<block><contact><id>1</id><email>a@b.c</email></contact><timestamp>2024-05-01 10:00:00</timestamp><extra>x</extra><reason>blacklist</reason></block>'],
-		['missing elements', '<block><timestamp>2024-05-01 10:00:00</timestamp><reason>blacklist</reason></block>'],
+		['no contact (anonymous)', `<block><contact nil="true"/>${CHANGE_XML}</block>`, { contact: null, ...CHANGE, ...BERLIN_TIME }],
+		['an empty contact, passed on as the empty text it is', `<block><contact/>${CHANGE_XML}</block>`, { contact: '', ...CHANGE, ...BERLIN_TIME }],
+		[
+			'an unknown element',
+			'<block><contact><id>1</id><email>a@b.c</email></contact><timestamp>2024-05-01 10:00:00</timestamp><extra>x</extra><reason>blacklist</reason></block>',
+			{
+				contact: { id: 1, email: 'a@b.c', createdIso: null, updatedIso: null, standard_fields: [], custom_fields: [] },
+				timestamp: '2024-05-01 10:00:00',
+				extra: 'x',
+				reason: 'blacklist',
+				...BERLIN_TIME,
+			},
+		],
+		[
+			'missing elements',
+			'<block><timestamp>2024-05-01 10:00:00</timestamp><reason>blacklist</reason></block>',
+			{ timestamp: '2024-05-01 10:00:00', reason: 'blacklist', ...BERLIN_TIME },
+		],
 		[
 			'another order',
-			'<block><timestamp>2024-05-01 10:00:00</timestamp><old_status>allowed</old_status><new_status>blocked</new_status><reason>blacklist</reason><contact><id>1</id><email>a@b.c</email><permissionStatus>available</permissionStatus><permissionType>doi+</permissionType><created>2024-01-01 00:00:00.0</created><updated>2024-01-01 00:00:00.0</updated><external_id nil="true"/><standard_fields/><custom_fields/></contact></block>',
+			`<block>${CHANGE_XML}${newYearXml('<external_id nil="true"/>')}</block>`,
+			{ ...CHANGE, contact: { ...NEW_YEAR_CONTACT, external_id: null, standard_fields: [], custom_fields: [], ...NEW_YEAR_TIMES }, ...BERLIN_TIME },
 		],
-		['an empty contact', '<block><contact/><timestamp>2024-05-01 10:00:00</timestamp><old_status>allowed</old_status><new_status>blocked</new_status><reason>blacklist</reason></block>'],
 		[
 			'a contact with an unknown element',
-			'<block><contact><id>1</id><email>a@b.c</email><permissionStatus>available</permissionStatus><permissionType>doi+</permissionType><created>2024-01-01 00:00:00.0</created><updated>2024-01-01 00:00:00.0</updated><external_id>E</external_id><standard_fields/><custom_fields/><score>7</score></contact><timestamp>2024-05-01 10:00:00</timestamp><old_status>allowed</old_status><new_status>blocked</new_status><reason>blacklist</reason></block>',
+			`<block>${newYearXml('<external_id>E</external_id>', '<score>7</score>')}${CHANGE_XML}</block>`,
+			{ contact: { ...NEW_YEAR_CONTACT, external_id: 'E', standard_fields: [], custom_fields: [], score: '7', ...NEW_YEAR_TIMES }, ...CHANGE, ...BERLIN_TIME },
 		],
-	])('keeps every element of a block with %s, in the order sent', (_, xml) => {
-		const [block] = parsedBlocks(`<blocks>${xml}</blocks>`);
-		expect(JSON.stringify(toRawBlock(block, 'Europe/Berlin'))).toBe(JSON.stringify(spreadBlock(block, 'Europe/Berlin')));
+	])('keeps every element of a block with %s, in the order sent', (_, xml, expected) => {
+		expect(rawJson(xml)).toBe(JSON.stringify(expected));
 	});
 });

@@ -1,81 +1,51 @@
-import type { SerializedTransaction } from '../../nodes/MailingPlatform/actions/transaction/packing';
-import { BodyPacker, arrayBody, arrayBodyBytes, nextBatchEnd, serialize } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import { packBodies, unpackBody } from '../../nodes/MailingPlatform/actions/transaction/packing';
 import { readReport } from '../../nodes/MailingPlatform/actions/transaction/report';
 
-/** Prepared transactions of these sizes; only the sizes matter for packing. */
-const ofSizes = (sizes: number[]): SerializedTransaction[] => sizes.map((bytes, itemIndex) => ({ itemIndex, json: '', bytes }));
+type Transaction = Record<string, unknown>;
+
+/**
+ * The bodies written the simplest way, as the expectation: each transaction serialized alone, greedy
+ * batches in order joined as `[a,b]`; one too large for any body alone in a body of its own.
+ */
+function oneByOne(transactions: Transaction[], maxBytes: number) {
+	const unserializable: number[] = [];
+	const bodies: Array<{ items: number[]; body: string }> = [];
+	let items: number[] = [];
+	let texts: string[] = [];
+	const close = () => {
+		if (items.length > 0) bodies.push({ items, body: Buffer.from(`[${texts.join(',')}]`, 'utf8').toString('hex') });
+		items = [];
+		texts = [];
+	};
+	const bytes = (list: string[]) => Buffer.byteLength(`[${list.join(',')}]`, 'utf8');
+	for (const [itemIndex, transaction] of transactions.entries()) {
+		let json: string;
+		try {
+			json = JSON.stringify(transaction);
+		} catch {
+			unserializable.push(itemIndex);
+			continue;
+		}
+		if (items.length > 0 && bytes([...texts, json]) > maxBytes) close();
+		items.push(itemIndex);
+		texts.push(json);
+		if (bytes([json]) > maxBytes) close();
+	}
+	close();
+	return { unserializable, bodies };
+}
+
+/** What the packer yields, each body read as it comes: the next one is written into the same buffer. */
+const packed = (transactions: Transaction[], maxBytes: number) => {
+	const result = { unserializable: [] as number[], bodies: [] as Array<{ items: number[]; body: string }> };
+	for (const entry of packBodies(transactions.map((transaction, itemIndex) => ({ itemIndex, transaction })), maxBytes)) {
+		if (entry.kind === 'unserializable') result.unserializable.push(entry.itemIndex);
+		else result.bodies.push({ items: [...entry.body.itemIndexes], body: entry.body.bytes.toString('hex') });
+	}
+	return result;
+};
 
 describe('packing transactions into request bodies', () => {
-	const serialized = ['{"a":"ä"}', '{"b":2}', '{"c":"€uro"}', '{"d":4}'];
-	const prepared = serialized.map((json, index) => serialize(index, JSON.parse(json) as Record<string, unknown>));
-
-	it('counts a body exactly as sent: UTF-8 bytes, brackets and commas', () => {
-		for (let end = 1; end <= serialized.length; end++) {
-			const body = arrayBody(prepared, 0, end);
-			expect(arrayBodyBytes(prepared, 0, end)).toBe(body.length);
-			expect(body.toString('utf8')).toBe(`[${serialized.slice(0, end).join(',')}]`);
-		}
-		expect(JSON.parse(arrayBody(prepared, 1, 3).toString('utf8'))).toEqual([{ b: 2 }, { c: '€uro' }]);
-	});
-
-	it('fills a request up to the limit and not one byte beyond', () => {
-		const limit = arrayBodyBytes(prepared, 0, 2);
-		expect(nextBatchEnd(prepared, 0, limit)).toBe(2);
-		expect(nextBatchEnd(prepared, 0, limit - 1)).toBe(1);
-		expect(nextBatchEnd(prepared, 2, 1_000)).toBe(4);
-	});
-
-	it('packs in order into the fewest requests', () => {
-		const many = ofSizes(Array.from({ length: 1000 }, (_, index) => 90 + (index % 20)));
-		const ends: number[] = [];
-		for (let start = 0; start < many.length; start = ends[ends.length - 1]) ends.push(nextBatchEnd(many, start, 10_000));
-		const total = arrayBodyBytes(many, 0, many.length);
-		expect(ends.length).toBeLessThanOrEqual(Math.ceil(total / 10_000) + 1);
-		let start = 0;
-		for (const end of ends) {
-			expect(arrayBodyBytes(many, start, end)).toBeLessThanOrEqual(10_000);
-			start = end;
-		}
-	});
-});
-
-describe('packing several transactions per stringify call', () => {
-	type Transaction = Record<string, unknown>;
-
-	/** Bodies as packed one transaction at a time: each serialized alone, greedy batches, `arrayBody`. */
-	const oneByOne = (transactions: Transaction[], maxBytes: number) => {
-		const refused: number[] = [];
-		const sendable = [];
-		for (const [itemIndex, transaction] of transactions.entries()) {
-			try {
-				const serialized = serialize(itemIndex, transaction);
-				if (serialized.bytes + 2 > maxBytes) refused.push(itemIndex);
-				else sendable.push(serialized);
-			} catch {
-				refused.push(itemIndex);
-			}
-		}
-		const bodies = [];
-		for (let start = 0; start < sendable.length; ) {
-			const end = nextBatchEnd(sendable, start, maxBytes);
-			bodies.push({ items: sendable.slice(start, end).map((entry) => entry.itemIndex), body: arrayBody(sendable, start, end).toString('hex') });
-			start = end;
-		}
-		return { refused, bodies };
-	};
-
-	const chunked = (transactions: Transaction[], maxBytes: number) => {
-		const refused: number[] = [];
-		const packer = new BodyPacker(maxBytes, (itemIndex) => refused.push(itemIndex));
-		transactions.forEach((transaction, itemIndex) => packer.add(itemIndex, transaction));
-		const packed = packer.finish();
-		const bodies = packed.bodies.map(({ start, end, body }) => ({
-			items: packed.transactions.slice(start, end).map((entry) => entry.itemIndex),
-			body: body.toString('hex'),
-		}));
-		return { refused, bodies };
-	};
-
 	// Deterministic, so that a failure can be reproduced.
 	let seed = 7;
 	const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
@@ -96,23 +66,32 @@ describe('packing several transactions per stringify call', () => {
 		const transactions = Array.from({ length: count }, (__, index) => transactionOf(index, Math.floor(random() * textLength)));
 		const expected = oneByOne(transactions, maxBytes);
 		expect(expected.bodies.length).toBeGreaterThan(1);
-		expect(chunked(transactions, maxBytes)).toEqual(expected);
+		expect(packed(transactions, maxBytes)).toEqual(expected);
 	});
 
-	it('fills bodies to exactly the limit and refuses, in order, what cannot be sent alone', () => {
+	it('fills bodies to exactly the limit and gives what cannot fit a body of its own, leaving out what JSON cannot hold', () => {
 		const maxBytes = 1024;
 		// {"n":"…"} takes 8 bytes besides the text.
 		const ofBytes = (bytes: number): Transaction => ({ n: 'x'.repeat(bytes - 8) });
 		const transactions = [ofBytes(500), ofBytes(521), ofBytes(maxBytes - 2), ofBytes(maxBytes - 1), ofBytes(100), { n: 1n }, ofBytes(1022), ofBytes(10)];
 		const expected = oneByOne(transactions, maxBytes);
-		expect(expected.refused).toEqual([3, 5]);
-		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 102, 1024, 12]);
-		expect(chunked(transactions, maxBytes)).toEqual(expected);
+		expect(expected.unserializable).toEqual([5]);
+		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 1025, 102, 1024, 12]);
+		expect(packed(transactions, maxBytes)).toEqual(expected);
 	});
 
 	it('packs nothing for no transactions, and one body for one', () => {
-		expect(chunked([], 1024)).toEqual({ refused: [], bodies: [] });
-		expect(chunked([{ a: 'ü' }], 1024)).toEqual(oneByOne([{ a: 'ü' }], 1024));
+		expect(packed([], 1024)).toEqual({ unserializable: [], bodies: [] });
+		expect(packed([{ a: 'ü' }], 1024)).toEqual({ unserializable: [], bodies: [{ items: [0], body: Buffer.from('[{"a":"ü"}]').toString('hex') }] });
+	});
+
+	it('unpacks a body into the transactions the service receives, paired with their items', () => {
+		const [first] = packBodies([{ itemIndex: 4, transaction: { a: 'ä', b: [1] } }, { itemIndex: 9, transaction: { c: null, d: undefined } }], 1024);
+		const body = first.kind === 'body' ? first.body : { itemIndexes: [], bytes: Buffer.from('[]') };
+		expect(unpackBody(body)).toEqual([
+			{ itemIndex: 4, transaction: { a: 'ä', b: [1] } },
+			{ itemIndex: 9, transaction: { c: null } },
+		]);
 	});
 });
 

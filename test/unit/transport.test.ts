@@ -1,8 +1,7 @@
 import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
-import { serviceErrorMessage } from '../../nodes/MailingPlatform/transport/errors';
-import { isTimeZone } from '../../nodes/MailingPlatform/helpers/timeZone';
-import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, RETRY, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
-import { isAllowedBaseUrl } from '../../credentials/MailingPlatformApi.credentials';
+import { errorAnswerMessage, oneLine } from '../../nodes/MailingPlatform/transport/serviceText';
+import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
+import { isAllowedBaseUrl, isTimeZone } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
 	it('joins the base URL with or without a trailing slash', () => {
@@ -70,11 +69,10 @@ describe('retry timing', () => {
 		expect(parseRetryAfter(undefined)).toBeUndefined();
 	});
 
-	it('honours Retry-After up to the cap, and backs off exponentially within bounds without it', () => {
+	it('honours Retry-After up to 30 s, and backs off exponentially from half a second without it', () => {
 		expect(retryDelayMs(0, '0')).toBe(0);
-		expect(retryDelayMs(0, '3600')).toBe(RETRY.maxDelayMs);
-		for (let retry = 0; retry < 4; retry++) {
-			const ceiling = RETRY.baseDelayMs * 2 ** retry;
+		expect(retryDelayMs(0, '3600')).toBe(30_000);
+		for (const [retry, ceiling] of [[0, 500], [1, 1000], [2, 2000], [3, 4000], [9, 30_000]]) {
 			const delay = retryDelayMs(retry, undefined);
 			expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
 			expect(delay).toBeLessThanOrEqual(ceiling);
@@ -82,16 +80,49 @@ describe('retry timing', () => {
 	});
 });
 
-describe('serviceErrorMessage', () => {
-	it('takes the message of the service’s XML error body', () => {
-		expect(serviceErrorMessage('<error><message>Mailing with id 5 not found.</message></error>')).toBe('Mailing with id 5 not found.');
+describe('errorAnswerMessage', () => {
+	const message = (body: string) => errorAnswerMessage(body, 404, 'Not Found');
+
+	it('takes the service’s words from its XML error, plain text or a JSON message', () => {
+		expect(message('<error><message>Mailing with id 5 not found.</message></error>')).toBe('Mailing with id 5 not found.');
+		expect(message('Mailing with id 3108 not found.\n')).toBe('Mailing with id 3108 not found.');
+		expect(message('  Mailing  with id\r\n\t3108\u0000 not found. ')).toBe('Mailing with id 3108 not found.');
+		expect(message('{"message": "Mailing with id 7 not found."}')).toBe('Mailing with id 7 not found.');
+		expect(message('{"error": {"message": "No such mailing"}}')).toBe('No such mailing');
+		expect(message('{"error": "No such mailing"}')).toBe('No such mailing');
+		expect(message('{"code": 17}')).toBe('{"code": 17}');
+		expect(message('<fault><reason>Quota &amp; limits exceeded</reason></fault>')).toBe('Quota & limits exceeded');
 	});
 
-	it('has no message for bodies that are not the service’s error XML', () => {
-		expect(serviceErrorMessage('<html><body>Bad Gateway</body></html>')).toBeUndefined();
-		expect(serviceErrorMessage('')).toBeUndefined();
-		expect(serviceErrorMessage('Service Unavailable')).toBeUndefined();
-		expect(serviceErrorMessage('<error><message/></error>')).toBeUndefined();
+	it('names the status when the answer has no words', () => {
+		expect(message('')).toBe('The service answered 404 Not Found');
+		expect(message('<error><message/></error>')).toBe('The service answered 404 Not Found');
+		expect(errorAnswerMessage('  ', 500)).toBe('The service answered 500');
+	});
+
+	it('shows only the title of an HTML page, after the status, and only if it adds to it', () => {
+		const page = (head: string, body: string) => `<!DOCTYPE html>\n<html><head>${head}<style>h1 { color: red }</style></head><body>${body}<script>track()</script></body></html>`;
+		expect(errorAnswerMessage(page('<title>502 Bad Gateway</title>', '<h1>502 Bad Gateway</h1><hr>nginx'), 502, 'Bad Gateway')).toBe('The service answered 502 Bad Gateway');
+		expect(errorAnswerMessage(page('<title>api.example.com | 522: Connection timed out</title>', '<p>Long text</p>'), 522)).toBe(
+			'The service answered 522: api.example.com | 522: Connection timed out',
+		);
+		expect(errorAnswerMessage(page('', '<h1>Service <em>paused</em></h1><p>Details</p>'), 503, 'Service Unavailable')).toBe(
+			'The service answered 503 Service Unavailable: Service paused',
+		);
+		expect(errorAnswerMessage('<html><body><p>Oops</p></body></html>', 500, 'Internal Server Error')).toBe('The service answered 500 Internal Server Error');
+	});
+
+	it('bounds a long answer to 300 characters, marking the cut', () => {
+		const long = message(`Mailing not found. ${'Lorem ipsum dolor sit amet. '.repeat(40)}`);
+		expect(Array.from(long).length).toBeLessThanOrEqual(300);
+		expect(long.startsWith('Mailing not found. Lorem ipsum')).toBe(true);
+		expect(long.endsWith('…')).toBe(true);
+		expect(oneLine('😀'.repeat(400))).toBe(`${'😀'.repeat(299)}…`);
+	});
+
+	it('cuts out an Authorization header the answer echoes', () => {
+		const echoed = message('Bad request. Headers: Accept: */*\nAuthorization: Basic c2FuZGJveC1hcGkta2V5\nHost: x');
+		expect(echoed).toBe('Bad request. Headers: Accept: */* Authorization: (removed) Host: x');
 	});
 });
 

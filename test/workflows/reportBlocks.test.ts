@@ -8,7 +8,7 @@ describe('report › getBlocks in a workflow', () => {
 	it('returns all 2,320 blocks in 3 requests of 1,000, in time order', async () => {
 		double().reports.generateBlocks(2320, { start: '2024-05-01T00:00:00Z', stepMs: 1000 });
 
-		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+		const result = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true, simplify: false }) });
 
 		expect(result.error).toBeUndefined();
 		expect(result.main).toHaveLength(2320);
@@ -27,6 +27,7 @@ describe('report › getBlocks in a workflow', () => {
 			credentials: credentials(),
 			parameters: getBlocks({
 				limit: 150,
+				simplify: false,
 				filters: {
 					fromDate: '2024-05-01T06:00:00',
 					toDate: '2024-05-02T00:00:00Z',
@@ -60,6 +61,7 @@ describe('report › getBlocks in a workflow', () => {
 			credentials: credentials(),
 			parameters: getBlocks({
 				returnAll: true,
+				simplify: false,
 				filters: { emails: ' ada@example.com, ,grace@example.com ', standardFields: 'FIRSTNAME' },
 			}),
 		});
@@ -119,10 +121,10 @@ describe('report › getBlocks in a workflow', () => {
 		double().reports.addBlock({ at: '2024-05-01T08:00:00Z' });
 		double().reports.addAnonymousBlock({ at: '2024-05-01T08:00:05Z' });
 
-		const excluded = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true }) });
+		const excluded = await runNode({ credentials: credentials(), parameters: getBlocks({ returnAll: true, simplify: false }) });
 		const included = await runNode({
 			credentials: credentials(),
-			parameters: getBlocks({ returnAll: true, filters: { excludeAnonymousBlocks: false } }),
+			parameters: getBlocks({ returnAll: true, simplify: false, filters: { excludeAnonymousBlocks: false } }),
 		});
 
 		expect(excluded.main).toHaveLength(1);
@@ -180,7 +182,7 @@ describe('report › getBlocks in a workflow', () => {
 			const result = await runNode({
 				credentials: credentials({ platformTimeZone: 'Europe/Berlin' }),
 				timezone: 'America/New_York',
-				parameters: getBlocks({ returnAll: true }),
+				parameters: getBlocks({ returnAll: true, simplify: false }),
 			});
 
 			expect(result.main[0]).toMatchObject({ timestamp: '2026-07-01 08:15:30', timestampIso: '2026-07-01T08:15:30.000+02:00' });

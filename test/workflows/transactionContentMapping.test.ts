@@ -5,18 +5,30 @@ import { runNode } from '../harness/workflow';
 describe('transaction › create with content mapped onto the generic order type', () => {
 	const { double, credentials } = useServiceDouble();
 
+	const sending = { ...exampleNode.parameters, options: { ...(exampleNode.parameters.options as object), dryRun: false } };
+
+	it('mails nobody with the WooCommerce example as shipped: a dry run showing the order it would send, keyed by the order ID', async () => {
+		const result = await runNode({ credentials: credentials(), parameters: exampleNode.parameters, items: [webhookItem] });
+
+		expect(result.main).toEqual([
+			expect.objectContaining({ dryRun: true, queued: false, deduplicationKey: '5310', contact: { email: 'jane.doe@example.com' } }),
+		]);
+		expect((result.main[0].transaction as { import: { content: object } }).import.content).toMatchObject({ 'order.id': '5310', 'order.total': 59.9 });
+		expect(double().requests).toHaveLength(0);
+	});
+
 	it('queues the WooCommerce example order with "total": "59.90" sent as the number 59.9', async () => {
 		expect(wooOrder.total).toBe('59.90');
 		const result = await runNode({
 			credentials: credentials(),
-			parameters: exampleNode.parameters,
+			parameters: sending,
 			items: [webhookItem],
 			onError: 'continueErrorOutput',
 		});
 
 		expect(result.error).toBeUndefined();
 		expect(result.errorOutput).toEqual([]);
-		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' } }]);
+		expect(result.main).toEqual([{ queued: true, contact: { id: 5000, email: 'jane.doe@example.com' }, deduplicationKey: '5310' }]);
 		const [content] = sentContent(double());
 		expect(content).toEqual({
 			'order.id': '5310',
@@ -56,9 +68,9 @@ describe('transaction › create with content mapped onto the generic order type
 			items: [wooItem()],
 		});
 
-		expect(result.error?.message).toBe('[item 0] Content Fields: order.total must be a number, not the text "59.90"');
+		expect(result.error?.message).toBe('Content Fields: order.total must be a number, not the text "59.90"');
 		expect(result.error?.description).toBe(
-			'Turn on Attempt To Convert Types to send it as 59.9, or give a number. Nothing was sent: every item is checked before the first request.',
+			'Turn on Attempt To Convert Types to send it as 59.9, or give a number.',
 		);
 		expect(result.error?.context?.itemIndex).toBe(0);
 		expect(double().requestsTo('transactions')).toHaveLength(0);
@@ -70,10 +82,10 @@ describe('transaction › create with content mapped onto the generic order type
 
 		expect(result.main[0]).toMatchObject({ queued: true });
 		expect(result.main[1]).toEqual({
-			error: '[item 1] Content Fields: order.tax_rate must be a number, not the text "12,5"',
+			error: 'Content Fields: order.tax_rate must be a number, not the text "12,5"',
 			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
 		});
-		expect(result.main[2].error).toBe('[item 2] Content Fields: order.total must be a number, not the text "1,234.50"');
+		expect(result.main[2].error).toBe('Content Fields: order.total must be a number, not the text "1,234.50"');
 		expect(sentContent(double())).toEqual([{ 'order.id': '5310', 'order.total': 59.9, 'order.tax_rate': 19 }]);
 		expect(double().transactions.receivedCount).toBe(1);
 	});
@@ -82,8 +94,8 @@ describe('transaction › create with content mapped onto the generic order type
 		const items = [wooItem(), wooItem({ tax_lines: [{ rate_percent: '12,5' }] })];
 		const result = await runNode({ credentials: credentials(), parameters: mapped(MONEY), items });
 
-		expect(result.error?.message).toContain('[item 1] Content Fields: order.tax_rate must be a number, not the text "12,5"');
-		expect(result.error?.description).toContain('Nothing was sent: every item is checked before the first request.');
+		expect(result.error?.message).toContain('Content Fields: order.tax_rate must be a number, not the text "12,5"');
+		expect(result.error?.context?.itemIndex).toBe(1);
 		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 
@@ -102,7 +114,7 @@ describe('transaction › create with content mapped onto the generic order type
 
 		expect(result.main.map((json) => json.queued)).toEqual([true, true, undefined]);
 		expect(result.main[2].error).toBe(
-			'[item 2] Content Fields: order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
+			'Content Fields: order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
 		);
 		expect(sentContent(double())).toEqual([
 			{

@@ -25,9 +25,9 @@ describe('transaction › create: JSON content with Validate Generic Order Conte
 
 		expect(result.main[0]).toMatchObject({ queued: true });
 		expect(result.main.slice(1).map((json) => json.error)).toEqual([
-			'[item 1] "content": order.tax_rate must be a number, not the text "12,5"',
-			'[item 2] "content": order.total must be a number, not the text "1,234.50"',
-			'[item 3] "content": order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
+			'"content": order.tax_rate must be a number, not the text "12,5"',
+			'"content": order.total must be a number, not the text "1,234.50"',
+			'"content": order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
 		]);
 		expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
 			transaction({ 'order.id': 'A-1', order: { total: 59.9 }, 'order.items': [{ title: 'Mug' }] }),
@@ -48,7 +48,7 @@ describe('transaction › create: JSON content with Validate Generic Order Conte
 		});
 
 		expect(result.main[0]).toMatchObject({ queued: true });
-		expect(result.main[1].error).toContain('[item 1] Content: order.tax_rate must be a number, not the text "12,5"');
+		expect(result.main[1].error).toContain('Content: order.tax_rate must be a number, not the text "12,5"');
 		expect(sentContent(double())).toEqual([{ 'order.total': 59.9 }]);
 	});
 

@@ -51,7 +51,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			const result = await runNode({ credentials: credentials(), parameters: importMode, items });
 
 			expect(result.error?.message).toBe(
-				'[item 1] Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
+				'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
 			);
 			expect(result.error?.context?.itemIndex).toBe(1);
 			expect(double().requestsTo('transactions')).toHaveLength(0);
@@ -62,7 +62,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 
 			expect(result.main[0]).toMatchObject({ queued: true, contact: { email: 'new1@example.com' } });
 			expect(result.main[1]).toEqual({
-				error: '[item 1] Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
+				error: 'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
 				message: 'Fix it in the input or in the node’s fields.',
 			});
 			expect(double().transactions.queued.map((queued) => queued.transaction)).toEqual([
@@ -97,7 +97,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			expect(result.main[1].error).toContain('more than 1,000,000 bytes');
 			expect(result.main[2].error).toContain('"setup.exe" (application/pdf) in "invoice" is an executable file');
 			expect(result.main[3].error).toContain('is an executable file');
-			expect(result.main[4].error).toBe('[item 4] Attachment Binary Properties: the item has no binary property "invoice"');
+			expect(result.main[4].error).toBe('Attachment Binary Properties: the item has no binary property "invoice"');
 			const [queued] = double().transactions.queued;
 			expect(double().transactions.queued).toHaveLength(1);
 			expect(queued.attachments).toEqual([{ filename: 'invoice.pdf', mimetype: 'application/pdf', data: pdf }]);
@@ -135,7 +135,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 
 		expect(result.main.map((json) => json.queued ?? json.error)).toEqual([
 			true,
-			'[item 1] Contact ID must be the platform\'s numeric contact ID, not "C-1002"',
+			'Contact ID must be the platform\'s numeric contact ID, not "C-1002"',
 			true,
 		]);
 		expect(double().transactions.queued.map((queued) => queued.transaction?.contact)).toEqual([
@@ -157,9 +157,9 @@ describe('transaction › create in a workflow: input and refusals', () => {
 		});
 
 		expect(result.main.map((json) => json.error)).toEqual([
-			'[item 0] Contact E-Mail, Contact External ID or Contact ID is missing: give an e-mail address, external ID or contact ID',
-			'[item 1] Transaction Type ID is missing: set the transaction type by ID or by name',
-			'[item 2] Content must be a JSON object',
+			'Contact E-Mail, Contact External ID or Contact ID is missing: give an e-mail address, external ID or contact ID',
+			'Transaction Type ID is missing: set the transaction type by ID or by name',
+			'Content must be a JSON object',
 		]);
 		expect(result.main[2].message).toBe('Give Content as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.');
 		expect(double().requestsTo('transactions')).toHaveLength(0);

@@ -49,4 +49,26 @@ describe('transaction › create in a workflow: request size', () => {
 		expect(result.main[2]).toMatchObject({ queued: true });
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-2']);
 	});
+
+	it('refuses a transaction over Max Request Bytes alone; bodies go out as they are packed, so the refusal says what went before', async () => {
+		const items = [order(0, 700), order(1, 700), order(2, 3000), order(3, 700)];
+		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024 } };
+
+		const going = await runNode({ credentials: credentials(), parameters, items, onError: 'continueRegularOutput' });
+		expect(going.main.map((json) => json.queued ?? json.error)).toEqual([
+			true,
+			true,
+			expect.stringMatching(/^The transaction alone is \d,\d{3} bytes as JSON, more than one request may carry \(1,024 bytes\)$/),
+			true,
+		]);
+		expect(going.main[2].message).toBe('Make its content or attachments smaller. 2 items of earlier requests were already queued.');
+	});
+
+	it('stops at a transaction over Max Request Bytes alone, after the bodies packed before it went out', async () => {
+		const items = [order(0, 700), order(1, 700), order(2, 3000), order(3, 700)];
+		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024 } };
+		const stopped = await runNode({ credentials: credentials(), parameters, items });
+		expect(stopped.error?.context?.itemIndex).toBe(2);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
+	});
 });

@@ -154,19 +154,4 @@ describe('mailingPlatformTrigger › blockStatusChanged', () => {
 
 		await expect(poll(pollWorkflow(), 'manual')).rejects.toThrow('Injected 403');
 	});
-
-	it('continues a position saved by an earlier version without repeating its blocks', async () => {
-		clock.set('2024-05-01T08:05:00Z');
-		double().reports.addBlock({ at: '2024-05-01T08:00:00Z', contactId: 1 });
-		double().reports.addBlock({ at: '2024-05-01T08:00:00Z', contactId: 2 });
-		double().reports.addBlock({ at: '2024-05-01T08:03:00Z', contactId: 3 });
-		const emittedKey = JSON.stringify(['2024-05-01 10:00:00', 1, 'contact1@example.com', 'allowed', 'blocked', 'blacklist']);
-		const workflow = pollWorkflow({
-			staticData: { 'node:Mailing Platform Trigger': { cursorMs: Date.parse('2024-05-01T08:00:00Z'), keysAtCursor: [emittedKey] } },
-		});
-
-		expect(ids(await poll(workflow))).toEqual([2, 3]);
-		clock.advance(MINUTE);
-		expect(await poll(workflow)).toEqual([]);
-	});
 });

@@ -22,6 +22,16 @@ export function errorItemJson(error: { message: string; description?: string | n
 }
 
 /**
+ * One item's failure: with continue-on-fail (regular or error output) its error item, otherwise
+ * thrown as the node's error naming the item.
+ */
+export function failedItemJson(context: IExecuteFunctions, error: unknown, itemIndex: number): IDataObject {
+	const nodeError = itemError(context.getNode(), error, itemIndex);
+	if (!context.continueOnFail()) throw nodeError;
+	return errorItemJson(nodeError);
+}
+
+/**
  * Runs `operation` for every input item, one after the other, and pairs each result with
  * its item. With continue-on-fail (regular or error output) a failing item becomes one error
  * item and the others go on; without it the first failure stops the node.
@@ -39,9 +49,7 @@ export async function runPerItem(
 				output.push({ json, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
-			const nodeError = itemError(this.getNode(), error, itemIndex);
-			if (!this.continueOnFail()) throw nodeError;
-			output.push({ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } });
+			output.push({ json: failedItemJson(this, error, itemIndex), pairedItem: { item: itemIndex } });
 		}
 	}
 	return output;

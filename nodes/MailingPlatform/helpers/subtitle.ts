@@ -6,10 +6,13 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
  * resource, so each node gives an expression that maps the stored values to labels; a value
  * it does not know (e.g. an expression) is shown as it is.
  */
-function lookupExpression(key: string, labels: Array<[value: string, label: string]>): string {
+function lookupExpression(key: string, labels: Array<[value: string, label: string]>, suffix?: string): string {
 	const chain = labels.map(([value, label]) => `${key} === ${JSON.stringify(value)} ? ${JSON.stringify(label)} : `).join('');
-	return `={{ ${chain}${key} }}`;
+	return suffix === undefined ? `={{ ${chain}${key} }}` : `={{ (${chain}${key}) + ${suffix} }}`;
 }
+
+/** Transaction › Create with Dry Run on says so on the canvas, so that nobody leaves it on by accident. */
+const DRY_RUN_MARK = '($parameter["options"] && $parameter["options"]["dryRun"] === true ? " (Dry Run)" : "")';
 
 function optionsOf(property: INodeProperties): INodePropertyOptions[] {
 	return (property.options ?? []).filter((option): option is INodePropertyOptions => 'value' in option);
@@ -26,7 +29,7 @@ export function optionSubtitle(property: INodeProperties): string {
 
 /**
  * The chosen operation's name, e.g. "Get Blocks"; a one-word name gets its resource's name,
- * e.g. "Create Transaction", so it says what it acts on.
+ * e.g. "Create Transaction", so it says what it acts on; "(Dry Run)" follows while that option is on.
  */
 export function operationSubtitle(resource: INodeProperties, properties: INodeProperties[]): string {
 	const labels: Array<[string, string]> = [];
@@ -40,5 +43,5 @@ export function operationSubtitle(resource: INodeProperties, properties: INodePr
 			labels.push([`${resourceOption.value}.${option.value}`, label]);
 		}
 	}
-	return lookupExpression('($parameter["resource"] + "." + $parameter["operation"])', labels);
+	return lookupExpression('($parameter["resource"] + "." + $parameter["operation"])', labels, DRY_RUN_MARK);
 }

@@ -1,13 +1,7 @@
-import { IANAZone } from 'luxon';
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../transport';
-
-/** Whether `zone` names an IANA time zone (e.g. Europe/Berlin); empty is not one. */
-export function isTimeZone(zone: string): boolean {
-	return zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
-}
+import { CREDENTIAL_TYPE, isTimeZone } from '../../../credentials/MailingPlatformApi.credentials';
 
 /**
  * The platform account's time zone, in which the service writes and reads every wall-clock

@@ -1,9 +1,6 @@
 import type { IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { isPlainObject } from '../helpers/objects';
-import { parseXml } from './xml';
-
 export type ServiceContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
 /** What each status means for one operation, in the words of the spec's Errors table. */
@@ -40,13 +37,4 @@ export function serviceError(context: ServiceContext, details: ServiceErrorDetai
 	// precise about what happened and whether it is safe to retry, so they stay.
 	error.message = details.message;
 	return error;
-}
-
-/** The `<message>` of the service's `<error>` body, if the body is one. */
-export function serviceErrorMessage(body: string): string | undefined {
-	const parsed = parseXml(body);
-	if (!parsed.ok) return undefined;
-	const error = parsed.data.error;
-	const message = isPlainObject(error) ? error.message : undefined;
-	return typeof message === 'string' && message !== '' ? message : undefined;
 }

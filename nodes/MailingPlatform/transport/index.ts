@@ -1,15 +1,14 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatformApi.credentials';
 import type { ErrorDescriptions, ServiceContext } from './errors';
-import { COMMON_ERROR_DESCRIPTIONS, serviceError, serviceErrorMessage } from './errors';
+import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
 import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs } from './retry';
+import { errorAnswerMessage } from './serviceText';
 import { parseXml } from './xml';
 
 export type { ErrorDescriptions, ServiceContext } from './errors';
-
-export const CREDENTIAL_TYPE = 'mailingPlatformApi';
-export const XML_MEDIA_TYPE = 'application/vnd.service.api+xml';
 
 export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | undefined;
 export type QueryParameters = Readonly<Record<string, QueryValue>>;
@@ -109,7 +108,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 		url: buildUrl(baseUrl, request.path, request.query),
 		headers:
 			request.jsonBody === undefined
-				? { Accept: `${XML_MEDIA_TYPE}; charset=utf-8` }
+				? { Accept: XML_ACCEPT }
 				: { Accept: 'application/json', 'Content-Type': 'application/json; charset=utf-8' },
 		// A Buffer goes out untouched; axios would JSON.parse a string body to validate it.
 		body: request.jsonBody,
@@ -170,7 +169,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			await sleep(retryDelayMs(attempt - 1, response.headers['retry-after']));
 			continue;
 		}
-		const answered = serviceErrorMessage(response.body) ?? `The service answered ${status}${result.statusMessage ? ` ${result.statusMessage}` : ''}`;
+		const answered = errorAnswerMessage(response.body, status, result.statusMessage);
 		if (!request.repeatable && leavesOutcomeOpen(status)) {
 			throw fail(
 				{

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { ErrorDescriptions, QueryParameters, ServiceContext } from './index';
 import { readPaging, xmlRequest } from './index';
-import type { Page } from './paging';
+import type { PageFetcher } from './paging';
 
 export interface ReportRequest {
 	path: string[];
@@ -14,25 +14,29 @@ export interface ReportRequest {
 	errorDescriptions?: ErrorDescriptions;
 }
 
-/** One page of a paged report: its records, the paging headers and the body as received. */
-export async function fetchReportPage(
-	this: ServiceContext,
+/**
+ * The pages of a paged report: each page's records as `shape` makes them, the paging headers
+ * and the body as received.
+ */
+export function reportPages<T>(
+	context: ServiceContext,
 	request: ReportRequest,
-	pageIndex: number,
-	pageSize: number,
-): Promise<Page<IDataObject>> {
-	const { data, response } = await xmlRequest.call(this, {
-		method: 'GET',
-		path: request.path,
-		query: { ...request.query, page_index: pageIndex, page_size: pageSize },
-		repeatable: true,
-		itemIndex: request.itemIndex,
-		errorDescriptions: request.errorDescriptions,
-	});
-	const records = data[request.listElement];
-	return {
-		records: Array.isArray(records) ? (records as IDataObject[]) : [],
-		paging: readPaging(response.headers),
-		body: response.body,
+	shape: (record: IDataObject) => T,
+): PageFetcher<T> {
+	return async (pageIndex, pageSize) => {
+		const { data, response } = await xmlRequest.call(context, {
+			method: 'GET',
+			path: request.path,
+			query: { ...request.query, page_index: pageIndex, page_size: pageSize },
+			repeatable: true,
+			itemIndex: request.itemIndex,
+			errorDescriptions: request.errorDescriptions,
+		});
+		const records = data[request.listElement];
+		return {
+			records: Array.isArray(records) ? (records as IDataObject[]).map(shape) : [],
+			paging: readPaging(response.headers),
+			body: response.body,
+		};
 	};
 }

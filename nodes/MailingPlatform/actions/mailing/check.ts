@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
 import { apiRequest } from '../../transport';
-import { mailingIdProperty, readMailingId } from './values';
+import { mailingIdProperty, readMailingId } from './mailingId';
 
 interface CheckKind {
 	operation: string;

@@ -5,7 +5,7 @@ import { isPlainObject } from '../../helpers/objects';
 import { runPerItem } from '../../helpers/perItem';
 import { xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
-import { mailingIdProperty, readMailingId } from './values';
+import { mailingIdProperty, readMailingId } from './mailingId';
 
 export const description: INodeProperties[] = showFor('mailing', 'getTestSendOutResult', [mailingIdProperty]);
 

@@ -6,16 +6,53 @@ import { platformTimeZone } from '../../helpers/timeZone';
 import { apiRequest } from '../../transport';
 import type { ScheduleInput } from './scheduleParameters';
 import { buildSchedule, FIELD_LABELS } from './scheduleParameters';
-import { mailingIdProperty, readMailingId } from './values';
+import type { DispatchOption, NumericEnd, Range } from './scheduleRules';
+import {
+	DEFAULT_WAVES_GROUP,
+	DISPATCH_OPTIONS,
+	DISPATCH_RULES,
+	EXACT_END,
+	NO_DISPATCH,
+	NUMERIC_ENDS,
+	optionsWhere,
+	UNIFORM_INTERVALS,
+	WAVES_GROUP,
+} from './scheduleRules';
+import { mailingIdProperty, readMailingId } from './mailingId';
 
-const withDispatch = (...options: string[]) => ({ show: { dispatchOption: options } });
-const endInHours = {
-	displayName: FIELD_LABELS.dispatchEndInHours,
-	name: 'dispatchEndInHours',
-	type: 'number',
-	default: 24,
-	required: true,
-} as const;
+const withDispatch = (options: readonly string[]) => ({ show: { dispatchOption: [...options] } });
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+const span = ({ min, max }: Range) => `${min} to ${max}`;
+const capitalised = (text: string) => `${text[0].toUpperCase()}${text.slice(1)}`;
+
+/** One Dispatch End per numeric end, offered with the options that use it. */
+function dispatchEndProperty(end: NumericEnd): INodeProperties {
+	return {
+		displayName: FIELD_LABELS.dispatchEnd,
+		name: 'dispatchEnd',
+		type: 'options',
+		displayOptions: withDispatch(optionsWhere((rule) => rule.end === end)),
+		options: [{ name: NUMERIC_ENDS[end].name, value: end }, { ...EXACT_END }].sort(byName),
+		default: end,
+		description: 'When the distribution must be finished',
+	};
+}
+
+/** The numeric end of one dispatch option, with its range. */
+function numericEndProperty(option: DispatchOption): INodeProperties {
+	const { end, range } = DISPATCH_RULES[option];
+	const { parameter, unit, default: initial } = NUMERIC_ENDS[end];
+	return {
+		displayName: FIELD_LABELS[parameter],
+		name: parameter,
+		type: 'number',
+		displayOptions: { show: { dispatchOption: [option], dispatchEnd: [end] } },
+		typeOptions: { minValue: range.min, maxValue: range.max, numberPrecision: 0 },
+		default: initial,
+		required: true,
+		description: `${capitalised(unit)} from the start by which sending must be finished, ${span(range)}`,
+	};
+}
 
 export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 	mailingIdProperty,
@@ -47,80 +84,26 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		name: 'dispatchOption',
 		type: 'options',
 		options: [
-			{
-				name: 'By Hour (Response-Based)',
-				value: 'hour',
-				description: 'Send in waves at the hours recipients responded best, ending within 2 to 24 hours',
-			},
-			{
-				name: 'By Weekday and Hour (Response-Based)',
-				value: 'weekdayhour',
-				description: 'Send in waves at the weekdays and hours recipients responded best, ending within 1 to 7 days',
-			},
-			{ name: 'None', value: 'none', description: 'Send to everyone at the scheduled time' },
-			{
-				name: 'Uniform',
-				value: 'uniform',
-				description: 'Spread the sending evenly, ending within 2 to 96 hours',
-			},
-		],
-		default: 'none',
+			...DISPATCH_OPTIONS.map((value) => {
+				const { name, sends, end, range } = DISPATCH_RULES[value];
+				return { name, value, description: `${sends}, ending within ${span(range)} ${NUMERIC_ENDS[end].unit}` };
+			}),
+			{ name: 'None', value: NO_DISPATCH, description: 'Send to everyone at the scheduled time' },
+		].sort(byName),
+		default: NO_DISPATCH,
 		description: 'How sending is spread over time',
 	},
-	// With an expression as Dispatch Option both show and the later default wins: inHours,
-	// valid for two of the three options.
-	{
-		displayName: FIELD_LABELS.dispatchEnd,
-		name: 'dispatchEnd',
-		type: 'options',
-		displayOptions: withDispatch('weekdayhour'),
-		options: [
-			{ name: 'After a Number of Days', value: 'inDays' },
-			{ name: 'At an Exact Date and Time', value: 'exactDatetime' },
-		],
-		default: 'inDays',
-		description: 'When the distribution must be finished',
-	},
-	{
-		displayName: FIELD_LABELS.dispatchEnd,
-		name: 'dispatchEnd',
-		type: 'options',
-		displayOptions: withDispatch('hour', 'uniform'),
-		options: [
-			{ name: 'After a Number of Hours', value: 'inHours' },
-			{ name: 'At an Exact Date and Time', value: 'exactDatetime' },
-		],
-		default: 'inHours',
-		description: 'When the distribution must be finished',
-	},
-	{
-		...endInHours,
-		displayOptions: { show: { dispatchOption: ['uniform'], dispatchEnd: ['inHours'] } },
-		typeOptions: { minValue: 2, maxValue: 96, numberPrecision: 0 },
-		description: 'Hours from the start by which sending must be finished, 2 to 96',
-	},
-	{
-		...endInHours,
-		displayOptions: { show: { dispatchOption: ['hour'], dispatchEnd: ['inHours'] } },
-		typeOptions: { minValue: 2, maxValue: 24, numberPrecision: 0 },
-		description: 'Hours from the start by which sending must be finished, 2 to 24',
-	},
-	{
-		displayName: FIELD_LABELS.dispatchEndInDays,
-		name: 'dispatchEndInDays',
-		type: 'number',
-		displayOptions: { show: { dispatchOption: ['weekdayhour'], dispatchEnd: ['inDays'] } },
-		typeOptions: { minValue: 1, maxValue: 7, numberPrecision: 0 },
-		default: 7,
-		required: true,
-		description: 'Days from the start by which sending must be finished, 1 to 7',
-	},
+	// With an expression as Dispatch Option every Dispatch End shows and the last default wins:
+	// inHours, valid for two of the three options.
+	dispatchEndProperty('inDays'),
+	dispatchEndProperty('inHours'),
+	...DISPATCH_OPTIONS.map(numericEndProperty),
 	{
 		displayName: FIELD_LABELS.dispatchEndExactDatetime,
 		name: 'dispatchEndExactDatetime',
 		type: 'dateTime',
 		displayOptions: {
-			show: { dispatchOption: ['hour', 'weekdayhour', 'uniform'], dispatchEnd: ['exactDatetime'] },
+			show: { dispatchOption: [...DISPATCH_OPTIONS], dispatchEnd: [EXACT_END.value] },
 		},
 		default: '',
 		// Not marked required: with an expression as Dispatch Option every field shows, and an
@@ -131,7 +114,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		displayName: FIELD_LABELS.clicksAsResponseReference,
 		name: 'clicksAsResponseReference',
 		type: 'boolean',
-		displayOptions: withDispatch('hour', 'weekdayhour'),
+		displayOptions: withDispatch(optionsWhere((rule) => rule.waves)),
 		default: false,
 		description: 'Whether clicks (not only opens) count as responses when finding the best times',
 	},
@@ -139,25 +122,20 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		displayName: FIELD_LABELS.dispatchWavesGroup,
 		name: 'dispatchWavesGroup',
 		type: 'number',
-		displayOptions: withDispatch('hour', 'weekdayhour'),
-		typeOptions: { minValue: 1, maxValue: 3, numberPrecision: 0 },
-		default: 3,
-		description:
-			'The response-based options send in waves, at the hours recipients responded best; this many consecutive waves are grouped together, 1 to 3 (the service’s default is 3)',
+		displayOptions: withDispatch(optionsWhere((rule) => rule.waves)),
+		typeOptions: { minValue: WAVES_GROUP.min, maxValue: WAVES_GROUP.max, numberPrecision: 0 },
+		default: DEFAULT_WAVES_GROUP,
+		description: `The response-based options send in waves, at the hours recipients responded best; this many consecutive waves are grouped together, ${span(WAVES_GROUP)} (the service’s default is ${DEFAULT_WAVES_GROUP})`,
 	},
 	{
 		displayName: FIELD_LABELS.dispatchUniformInterval,
 		name: 'dispatchUniformInterval',
 		type: 'options',
-		displayOptions: withDispatch('uniform'),
+		displayOptions: withDispatch(optionsWhere((rule) => !rule.waves)),
 		options: [
-			{ name: 'Every 10 Minutes', value: '10m' },
-			{ name: 'Every 15 Minutes', value: '15m' },
-			{ name: 'Every 20 Minutes', value: '20m' },
-			{ name: 'Every 30 Minutes', value: '30m' },
-			{ name: 'Every Hour', value: 'hour' },
+			...Object.entries(UNIFORM_INTERVALS).map(([value, name]) => ({ name, value })),
 			{ name: 'Not Set', value: '', description: 'Send no interval and leave it to the service' },
-		],
+		].sort(byName),
 		default: '',
 		description: 'How often a share of the mailing is sent',
 	},
@@ -165,7 +143,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		displayName: FIELD_LABELS.allowedHours,
 		name: 'allowedHours',
 		type: 'string',
-		displayOptions: withDispatch('hour', 'weekdayhour', 'uniform'),
+		displayOptions: withDispatch(DISPATCH_OPTIONS),
 		default: '',
 		placeholder: 'e.g. 0,3,5,17-21',
 		description:

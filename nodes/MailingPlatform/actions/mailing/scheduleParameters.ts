@@ -1,29 +1,14 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { parseDateTime } from '../../helpers/dateTime';
 import { InputProblem, isEmpty } from '../../helpers/input';
-import { readBoolean, readChoice, readInteger } from './values';
+import { readBoolean, readChoice, readDateTime, readInteger } from '../../helpers/parameters';
+import * as rules from './scheduleRules';
 
 /**
  * Turns the schedule parameters into the query of POST mailings/:id/schedule, refusing
  * whatever the service would refuse (or silently misread) before anything is sent.
  */
-
-export const DISPATCH_OPTIONS = ['none', 'hour', 'weekdayhour', 'uniform'] as const;
-export type DispatchOption = (typeof DISPATCH_OPTIONS)[number];
-export const UNIFORM_INTERVALS = ['hour', '30m', '20m', '15m', '10m'] as const;
-
-type DispatchEnd = 'inHours' | 'inDays' | 'exactDatetime';
-
-/** The end parameters each option accepts, with the spec's ranges. */
-export const DISPATCH_END_RULES: Readonly<
-	Record<Exclude<DispatchOption, 'none'>, Partial<Record<DispatchEnd, { min: number; max: number } | 'exact'>>>
-> = {
-	uniform: { inHours: { min: 2, max: 96 }, exactDatetime: 'exact' },
-	hour: { inHours: { min: 2, max: 24 }, exactDatetime: 'exact' },
-	weekdayhour: { inDays: { min: 1, max: 7 }, exactDatetime: 'exact' },
-};
 
 export const FIELD_LABELS = {
 	scheduledAt: 'Scheduled At',
@@ -62,25 +47,6 @@ export interface Schedule {
 const WALL_CLOCK = 'yyyy-MM-dd HH:mm';
 
 /**
- * A date-time as wall-clock time in `timeZone`, to the minute (seconds are dropped, as the
- * API has no field for them). Text without an offset is read in `timeZone`; text with an
- * offset or `Z`, a Date and a Luxon DateTime are converted to it.
- */
-export function readDateTime(value: unknown, field: string, timeZone: string): DateTime {
-	if (isEmpty(value)) {
-		throw new InputProblem(`${field} is empty`, `Pick a date and time in ${field}.`);
-	}
-	const parsed = parseDateTime(value, timeZone);
-	if (parsed === undefined) {
-		throw new InputProblem(
-			`${field} is not a date-time: ${JSON.stringify(value) ?? String(value)}`,
-			`Use the date picker, or an ISO 8601 value such as 2030-05-17T09:30 (read in the workflow's timezone, ${timeZone}) or 2030-05-17T09:30:00+02:00.`,
-		);
-	}
-	return parsed.startOf('minute');
-}
-
-/**
  * Checks allowed hours in the spec's form (`0,3,5,17-21`) and writes them compactly:
  * sorted, duplicates merged, runs of hours as ranges.
  */
@@ -117,7 +83,8 @@ export function normaliseAllowedHours(text: string, field = FIELD_LABELS.allowed
 
 export function buildSchedule(input: ScheduleInput, zones: ScheduleZones, now: DateTime = DateTime.now()): Schedule {
 	const timeZone = zones.workflow;
-	const start = readDateTime(input.scheduledAt, FIELD_LABELS.scheduledAt, timeZone);
+	// To the minute: the API has no field for seconds.
+	const start = readDateTime(input.scheduledAt, FIELD_LABELS.scheduledAt, timeZone).startOf('minute');
 	if (start < now.setZone(timeZone).startOf('minute')) {
 		throw new InputProblem(
 			`${FIELD_LABELS.scheduledAt} is in the past: ${start.toFormat(WALL_CLOCK)} (${timeZone})`,
@@ -132,33 +99,35 @@ export function buildSchedule(input: ScheduleInput, zones: ScheduleZones, now: D
 	};
 	const activated = isEmpty(input.activate) ? true : readBoolean(input.activate, FIELD_LABELS.activate);
 	const option = isEmpty(input.dispatchOption)
-		? 'none'
-		: readChoice(input.dispatchOption, FIELD_LABELS.dispatchOption, DISPATCH_OPTIONS);
+		? rules.NO_DISPATCH
+		: readChoice(input.dispatchOption, FIELD_LABELS.dispatchOption, [rules.NO_DISPATCH, ...rules.DISPATCH_OPTIONS]);
+	const rule = option === rules.NO_DISPATCH ? undefined : rules.DISPATCH_RULES[option];
 
-	const dispatch: IDataObject = option === 'none' ? {} : { dispatchOption: option, ...dispatchEnd(option, input, start, zones) };
-	if (option === 'hour' || option === 'weekdayhour') {
+	const dispatch: IDataObject = option === rules.NO_DISPATCH ? {} : { dispatchOption: option, ...dispatchEnd(option, input, start, zones) };
+	if (rule?.waves === true) {
 		dispatch.clicksAsResponseReference = isEmpty(input.clicksAsResponseReference)
 			? false
 			: readBoolean(input.clicksAsResponseReference, FIELD_LABELS.clicksAsResponseReference);
 		dispatch.dispatchWavesGroup = isEmpty(input.dispatchWavesGroup)
-			? 3
-			: readInteger(input.dispatchWavesGroup, FIELD_LABELS.dispatchWavesGroup, 1, 3);
+			? rules.DEFAULT_WAVES_GROUP
+			: readInteger(input.dispatchWavesGroup, FIELD_LABELS.dispatchWavesGroup, rules.WAVES_GROUP.min, rules.WAVES_GROUP.max);
 	}
 	if (!isEmpty(input.dispatchUniformInterval)) {
-		if (option !== 'uniform') {
+		if (rule?.waves !== false) {
+			const uniform = rules.optionsWhere((candidate) => !candidate.waves).join(' or ');
 			throw new InputProblem(
-				`${FIELD_LABELS.dispatchUniformInterval} is set, but it is only used with the uniform dispatch option (here: ${option})`,
-				`Leave ${FIELD_LABELS.dispatchUniformInterval} empty unless ${FIELD_LABELS.dispatchOption} is uniform.`,
+				`${FIELD_LABELS.dispatchUniformInterval} is set, but it is only used with the ${uniform} dispatch option (here: ${option})`,
+				`Leave ${FIELD_LABELS.dispatchUniformInterval} empty unless ${FIELD_LABELS.dispatchOption} is ${uniform}.`,
 			);
 		}
 		dispatch.dispatchUniformInterval = readChoice(
 			input.dispatchUniformInterval,
 			FIELD_LABELS.dispatchUniformInterval,
-			UNIFORM_INTERVALS,
+			Object.keys(rules.UNIFORM_INTERVALS),
 		);
 	}
 	if (!isEmpty(input.allowedHours)) {
-		if (option === 'none') {
+		if (rule === undefined) {
 			throw new InputProblem(
 				`${FIELD_LABELS.allowedHours} is set, but it is only used with a dispatch option`,
 				`Choose a ${FIELD_LABELS.dispatchOption}, or leave ${FIELD_LABELS.allowedHours} empty.`,
@@ -173,24 +142,18 @@ export function buildSchedule(input: ScheduleInput, zones: ScheduleZones, now: D
 	return { query, scheduled: { ...scheduled, timeZone: zones.platform }, activated, dispatch };
 }
 
-function dispatchEnd(
-	option: Exclude<DispatchOption, 'none'>,
-	input: ScheduleInput,
-	start: DateTime,
-	zones: ScheduleZones,
-): IDataObject {
+function dispatchEnd(option: rules.DispatchOption, input: ScheduleInput, start: DateTime, zones: ScheduleZones): IDataObject {
 	const timeZone = zones.workflow;
-	const rules = Object.entries(DISPATCH_END_RULES[option]);
-	const offered = rules.map(([candidate]) => candidate);
-	const [end, rule] = rules.find(([candidate]) => candidate === input.dispatchEnd) ?? [];
-	if (end === undefined || rule === undefined) {
+	const { end, range } = rules.DISPATCH_RULES[option];
+	const offered: string[] = [end, rules.EXACT_END.value];
+	if (!offered.includes(String(input.dispatchEnd))) {
 		throw new InputProblem(
 			`${FIELD_LABELS.dispatchEnd} "${String(input.dispatchEnd)}" cannot be used with dispatch option ${option}`,
 			`With ${option}, set ${FIELD_LABELS.dispatchEnd} to one of ${offered.map((candidate) => `"${candidate}"`).join(', ')}. When ${FIELD_LABELS.dispatchOption} is an expression, give ${FIELD_LABELS.dispatchEnd} by an expression too.`,
 		);
 	}
-	if (rule === 'exact') {
-		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone);
+	if (input.dispatchEnd === rules.EXACT_END.value) {
+		const at = readDateTime(input.dispatchEndExactDatetime, FIELD_LABELS.dispatchEndExactDatetime, timeZone).startOf('minute');
 		if (at <= start) {
 			throw new InputProblem(
 				`${FIELD_LABELS.dispatchEndExactDatetime} (${at.toFormat(WALL_CLOCK)}) is not after ${FIELD_LABELS.scheduledAt} (${start.toFormat(WALL_CLOCK)})`,
@@ -199,7 +162,7 @@ function dispatchEnd(
 		}
 		return { dispatchEndExactDatetime: at.setZone(zones.platform).toFormat(WALL_CLOCK) };
 	}
-	const name = end === 'inHours' ? 'dispatchEndInHours' : 'dispatchEndInDays';
+	const name = rules.NUMERIC_ENDS[end].parameter;
 	const label = `${FIELD_LABELS[name]} (with dispatch option ${option})`;
-	return { [name]: readInteger(input[name], label, rule.min, rule.max) };
+	return { [name]: readInteger(input[name], label, range.min, range.max) };
 }

@@ -1,41 +1,29 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { BLOCK_ERROR_DESCRIPTIONS } from '../../helpers/blockReport';
 import { showFor } from '../../helpers/displayOptions';
 import { isPlainObject } from '../../helpers/objects';
 import { runPerItem } from '../../helpers/perItem';
-import { apiRequest, describeRequest } from '../../transport';
+import { describeRequest, xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
-import { parseXml } from '../../transport/xml';
-import { blockFilterQuery, blockFilters } from './filters';
+import { oneLine } from '../../transport/serviceText';
+import { BLOCK_FILTER_ERRORS, blockFilterQuery, blockFilters } from './filters';
 
 export const description: INodeProperties[] = showFor('report', 'countBlocks', [blockFilters]);
 
-/** A count wherever the answer holds one: `<count>7</count>`, `{"count":7}`, `7`, or one wrapper around those. */
-function findCount(value: unknown): number | undefined {
-	if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-	if (typeof value === 'string') return /^\d+$/.test(value.trim()) ? findCount(Number(value.trim())) : undefined;
-	if (!isPlainObject(value)) return undefined;
-	if ('count' in value) return findCount(value.count);
-	const entries = Object.values(value);
-	return entries.length === 1 ? findCount(entries[0]) : undefined;
-}
-
-/** The count in the answer; undefined if it holds none, a parse problem if its XML is refused. */
-function readCount(body: string): number | undefined | { problem: string } {
-	const text = body.trim();
-	if (text.startsWith('<')) {
-		const parsed = parseXml(text);
-		return parsed.ok ? findCount(parsed.data) : { problem: parsed.problem };
+/**
+ * The spec leaves the count's body open, so the shallowest `count` element is taken, alone
+ * (`<count>7</count>`) or inside wrappers beside other elements. An empty body has none: it is
+ * refused rather than read as 0, which would look like a true answer.
+ */
+function findCount(data: IDataObject): number | undefined {
+	let level: IDataObject[] = [data];
+	while (level.length > 0) {
+		const holder = level.find((element) => 'count' in element);
+		// The XML reader makes a whole `count` a number; anything else is no count.
+		if (holder !== undefined) return typeof holder.count === 'number' && holder.count >= 0 ? holder.count : undefined;
+		level = level.flatMap((element) => Object.values(element).filter(isPlainObject));
 	}
-	if (text.startsWith('{')) {
-		try {
-			return findCount(JSON.parse(text));
-		} catch {
-			return undefined;
-		}
-	}
-	return findCount(text);
+	return undefined;
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
@@ -46,20 +34,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			query: blockFilterQuery(this, itemIndex),
 			repeatable: true,
 			itemIndex,
-			errorDescriptions: BLOCK_ERROR_DESCRIPTIONS,
+			errorDescriptions: BLOCK_FILTER_ERRORS,
 		} as const;
-		const response = await apiRequest.call(this, request);
-		const count = readCount(response.body);
-		if (typeof count === 'number') return { count };
-		const message =
-			count === undefined
-				? `The service’s answer to ${describeRequest(request)} holds no count`
-				: `The service's answer to ${describeRequest(request)} could not be read: ${count.problem}`;
+		const { data, response } = await xmlRequest.call(this, request);
+		const count = findCount(data);
+		if (count !== undefined) return { count };
+		const answered = oneLine(response.body);
 		throw serviceError(
 			this,
 			{
-				message,
-				description: `It answered: ${response.body.slice(0, 200)}. If this persists, report it to the package maintainers.`,
+				message: `The service's answer to ${describeRequest(request)} holds no count`,
+				description: `${answered === '' ? 'It answered with an empty body.' : `It answered: ${answered}`} If this persists, report it to the package maintainers.`,
 				httpCode: response.statusCode,
 			},
 			itemIndex,

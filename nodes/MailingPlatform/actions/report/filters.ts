@@ -1,10 +1,8 @@
-import { DateTime } from 'luxon';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { parseDateTime } from '../../helpers/dateTime';
-import { InputProblem } from '../../helpers/input';
-import { newStatusFilter, reasonsFilter, statusOptions } from '../../helpers/blockReport';
+import { InputProblem, isEmpty } from '../../helpers/input';
 import { splitList } from '../../helpers/lists';
+import { readDateTime } from '../../helpers/parameters';
 import type { QueryParameters } from '../../transport';
 
 const fromDate: INodeProperties = {
@@ -23,6 +21,38 @@ const toDate: INodeProperties = {
 	default: '',
 	description:
 		'Only records before this moment (exclusive). A time without an offset is read in the workflow’s timezone (workflow settings); an ISO value with an offset is taken as it is.',
+};
+
+const statusOptions = [
+	{ name: 'Allowed', value: 'allowed' },
+	{ name: 'Blocked', value: 'blocked' },
+];
+
+/** The block filters the trigger offers too. */
+export const newStatusFilter: INodeProperties = {
+	displayName: 'New Status',
+	name: 'newStatus',
+	type: 'options',
+	options: statusOptions,
+	default: 'blocked',
+	description: 'Only changes to this status',
+};
+
+export const reasonsFilter: INodeProperties = {
+	displayName: 'Reasons',
+	name: 'reasons',
+	type: 'multiOptions',
+	options: [
+		{ name: 'Blacklist', value: 'blacklist' },
+		{ name: 'Bounce Policy', value: 'bounce_policy' },
+	],
+	default: [],
+	description: 'Only changes with one of these reasons',
+};
+
+/** What a refusal of the block report (pages or count) means: its only input is the filters. */
+export const BLOCK_FILTER_ERRORS = {
+	400: 'The service refused the filters. Check the dates, the statuses and the reasons in Filters.',
 };
 
 /** What selects the block records; getBlocks and countBlocks share these. */
@@ -132,23 +162,11 @@ export const periodFilters: INodeProperties = {
 	options: [fromDate, toDate],
 };
 
-/** Milliseconds since the epoch of a date-time parameter; wall-clock values are read in `timeZone`. */
-export function toEpochMillis(value: unknown, timeZone: string, label: string): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	const time = typeof value === 'number' ? DateTime.fromMillis(value) : parseDateTime(value, timeZone);
-	if (time === undefined || !time.isValid) {
-		throw new InputProblem(
-			`${label} is not a valid date and time: "${String(value)}"`,
-			`Pick a date in ${label}, or give an ISO 8601 value such as 2024-05-01T00:00:00.`,
-		);
-	}
-	return time.toMillis();
-}
-
 /** `from_date` and `to_date` from a filters collection, refusing a period that ends before it starts. */
 export function periodQuery(filters: IDataObject, timeZone: string): { from_date?: number; to_date?: number } {
-	const from = toEpochMillis(filters.fromDate, timeZone, 'From');
-	const to = toEpochMillis(filters.toDate, timeZone, 'To');
+	const millis = (value: unknown, field: string) => (isEmpty(value) ? undefined : readDateTime(value, field, timeZone).toMillis());
+	const from = millis(filters.fromDate, 'From');
+	const to = millis(filters.toDate, 'To');
 	if (from !== undefined && to !== undefined && from > to) {
 		throw new InputProblem(
 			'From is after To',

@@ -1,29 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
+import { showFor } from '../../helpers/displayOptions';
 import { toSimpleBlock } from '../../helpers/blockRecords';
-import { blockPages } from '../../helpers/blockReport';
 import { runPerItem } from '../../helpers/perItem';
 import { platformTimeZone } from '../../helpers/timeZone';
+import { blockPages } from './blockPages';
 import { blockFilterQuery, blockFiltersAndOutput } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
 export const description: INodeProperties[] = showFor('report', 'getBlocks', [
 	...pagingProperties(),
 	blockFiltersAndOutput,
-	// Version 1.1 simplifies by default, as the trigger does.
-	...defaultChangedIn(
-		1.1,
-		{
-			displayName: 'Simplify',
-			name: 'simplify',
-			type: 'boolean',
-			default: true,
-			description:
-				'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the credential’s Platform Time Zone.',
-		},
-		{ before: false, since: true },
-	),
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to return a flat item per block (contact ID, e-mail, external ID, time, statuses, reason, fields by name) instead of the full record. Block times have no zone in the service; they are read in the credential’s Platform Time Zone.',
+	},
 ]);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {

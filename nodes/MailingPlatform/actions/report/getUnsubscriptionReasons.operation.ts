@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
+import { showFor } from '../../helpers/displayOptions';
 import { runPerItem } from '../../helpers/perItem';
-import { fetchReportPage } from '../../transport/reportPage';
+import { reportPages } from '../../transport/reportPage';
 import { periodFilters, periodQuery } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
@@ -19,19 +19,14 @@ export const description: INodeProperties[] = showFor('report', 'getUnsubscripti
 		default: 'count',
 		description: 'Whether reasons are sorted by how often they were given or by their name',
 	},
-	// Version 1.1 puts the most frequent reason first.
-	...defaultChangedIn(
-		1.1,
-		{
-			displayName: 'Ascending',
-			name: 'ascending',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to sort from the lowest to the highest count (or A to Z) instead of the most frequent (or Z to A) first',
-		},
-		{ before: true, since: false },
-	),
+	{
+		displayName: 'Ascending',
+		name: 'ascending',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to sort from the lowest to the highest count (or A to Z) instead of the most frequent (or Z to A) first',
+	},
 	periodFilters,
 ]);
 
@@ -49,9 +44,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			itemIndex,
 			errorDescriptions: { 400: 'The service refused the request. Check From, To and Order By.' },
 		};
-		const reasons = await fetchReport.call(this, itemIndex, async (pageIndex, pageSize) =>
-			await fetchReportPage.call(this, request, pageIndex, pageSize),
+		return await fetchReport.call(
+			this,
+			itemIndex,
+			reportPages(this, request, (entry) => ({ reason: entry.reason ?? null, count: entry.count ?? null })),
 		);
-		return reasons.map((entry) => ({ reason: entry.reason ?? null, count: entry.count ?? null }));
 	});
 }

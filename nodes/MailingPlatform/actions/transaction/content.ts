@@ -4,7 +4,7 @@ import { InputProblem, isEmpty } from '../../helpers/input';
 
 import { GENERIC_ORDER_KEYS } from './genericOrder';
 import { checkGenericOrderContent, valueAt } from './genericOrderContent';
-import { parseJsonObject, readerFor } from './parameters';
+import { parseJsonObject, readerFor } from '../../helpers/parameters';
 
 /** What n8n stores for a resource mapper parameter, as far as content needs it. */
 interface MappedFields {

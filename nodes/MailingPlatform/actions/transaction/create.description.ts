@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { defaultChangedIn, showFor } from '../../helpers/displayOptions';
+import { showFor } from '../../helpers/displayOptions';
 import { contentProperties } from './content.description';
 import { SPEC_MAX_REQUEST_BYTES } from './packing';
+import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './settings';
 
 const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
 	properties.map((property) => ({
@@ -11,6 +12,14 @@ const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
 	}));
 
 export const description: INodeProperties[] = showFor('transaction', 'create', [
+	{
+		displayName:
+			'Dry Run is on: every item is checked and packed as in a real run, but nothing is sent and no key is recorded. Turn it off in Options to send.',
+		name: 'dryRunNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '/options.dryRun': [true] } },
+	},
 	{
 		displayName:
 			'All input items are sent together in as few requests as possible; each output item tells whether its transaction was queued',
@@ -114,22 +123,16 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 			placeholder: 'e.g. 1001',
 			description: 'The platform’s numeric ID of the contact. Left out when empty.',
 		},
-		// Version 1 had no usable default (0, refused before sending): a node saved then must not
-		// start sending with a permission nobody chose.
-		...defaultChangedIn(
-			1.1,
-			{
-				displayName: 'Permission',
-				name: 'permission',
-				type: 'options',
-				options: [2, 3, 4, 5, 6].map((value) => ({ name: String(value), value })),
-				default: 2,
-				displayOptions: { show: { contactMode: ['import'] } },
-				description:
-					'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
-			},
-			{ before: 0, since: 2 },
-		),
+		{
+			displayName: 'Permission',
+			name: 'permission',
+			type: 'options',
+			options: [2, 3, 4, 5, 6].map((value) => ({ name: String(value), value })),
+			default: 2,
+			displayOptions: { show: { contactMode: ['import'] } },
+			description:
+				'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
+		},
 		...contentProperties,
 	]),
 	{
@@ -156,6 +159,32 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 					'Comma-separated binary properties of the item to attach. At most 1,000,000 bytes per transaction; executable files are refused.',
 			},
 			{
+				displayName: 'Deduplication History Size',
+				name: 'deduplicationHistorySize',
+				type: 'number',
+				default: DEFAULT_HISTORY_SIZE,
+				typeOptions: { minValue: 1, maxValue: MAX_HISTORY_SIZE, numberPrecision: 0 },
+				description:
+					'How many sent keys this node remembers; the oldest are forgotten first. Keep it above the number of orders that can arrive twice within the time a duplicate may take.',
+			},
+			{
+				displayName: 'Deduplication Key',
+				name: 'deduplicationKey',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. {{ $json.order_number }}',
+				description:
+					'A value that identifies the order, such as its ID. A transaction whose key this node has already sent (in this or an earlier execution, on any worker) is not sent again and comes out with skipped: true. Only queued transactions are remembered.',
+			},
+			{
+				displayName: 'Dry Run',
+				name: 'dryRun',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to check and pack every item exactly as a real run would, then send nothing and remember nothing. Each output item shows its transaction as it would be sent and the request it would go in.',
+			},
+			{
 				displayName: 'Ignore Invalid Transactions',
 				name: 'ignoreInvalidTransactions',
 				type: 'boolean',
@@ -169,7 +198,8 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				type: 'number',
 				default: SPEC_MAX_REQUEST_BYTES,
 				typeOptions: { minValue: 1024, maxValue: SPEC_MAX_REQUEST_BYTES },
-				description: 'Largest body of one request. Lower it only if your account has a lower limit.',
+				description:
+					'Largest body of one request. When the service refuses a request as too large (413), the node halves the limit by itself and packs again; set this only to spare that first refused request in every execution.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { CONTENT_LABEL, contentReader } from './content';
 import { InputProblem } from '../../helpers/input';
-import { readerFor } from './parameters';
+import { readerFor } from '../../helpers/parameters';
 import type { TransactionBuilder } from './prepare';
 import type { FieldLabels } from './validation';
 

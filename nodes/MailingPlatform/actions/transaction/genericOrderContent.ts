@@ -1,7 +1,7 @@
 /** Types of the generic order type's content keys, checked and converted before anything is sent. */
 import { DateTime } from 'luxon';
 
-import { parseDateTime } from '../../helpers/dateTime';
+import { parseDateTime } from '../../helpers/parameters';
 import type { GenericOrderFormat } from './genericOrder';
 import { GENERIC_ORDER_GROUPS, GENERIC_ORDER_KEYS } from './genericOrder';
 import { isPlainObject } from '../../helpers/objects';
@@ -52,17 +52,21 @@ function checkText(key: string, value: unknown, convert: boolean): Checked {
 	return refused(`${key} must be text, not ${describe(value)}`, 'Map a single text value, e.g. one field of the object.');
 }
 
-/** Text is sent as given, so its zone (or lack of one) stays the user's; instants go out with their offset. */
+/**
+ * Text is sent as given, so its zone (or lack of one) stays the user's; instants go out with
+ * their offset. Unlike a date-time parameter, a number is refused: shop data gives epoch seconds
+ * as often as milliseconds.
+ */
 function checkTimestamp(key: string, value: unknown): Checked {
-	if (typeof value === 'string' && parseDateTime(value, 'UTC') !== undefined) return { ok: true, value };
-	if (typeof value !== 'string') {
-		const instant = DateTime.isDateTime(value) ? value : parseDateTime(value, 'UTC');
-		if (instant !== undefined) return { ok: true, value: instant.toISO() };
+	const instant = parseDateTime(value, 'UTC');
+	if (instant === undefined) {
+		return refused(
+			`${key} must be a date-time, not ${describe(value)}`,
+			'Use ISO 8601 such as 2026-11-20T14:03:00+01:00, or YYYY-MM-DD HH:MM:SS.',
+		);
 	}
-	return refused(
-		`${key} must be a date-time, not ${describe(value)}`,
-		'Use ISO 8601 such as 2026-11-20T14:03:00+01:00, or YYYY-MM-DD HH:MM:SS.',
-	);
+	if (typeof value === 'string') return { ok: true, value };
+	return { ok: true, value: (DateTime.isDateTime(value) ? value : instant).toISO() };
 }
 
 function checkJson(key: string, value: unknown): Checked {

@@ -1,70 +1,44 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { InputProblem } from '../../helpers/input';
 import { splitList } from '../../helpers/lists';
+import { failedItemJson } from '../../helpers/perItem';
 import { binaryAttachments } from './attachments';
+import { deduplicationKeyReader } from './deduplication';
 import { fieldsTransactionBuilder } from './fromFields';
 import { jsonTransactionReader } from './fromJson';
-import type { PackedBody, PreparedTransaction } from './packing';
-import { BodyPacker } from './packing';
-import { readerFor } from './parameters';
+import type { ItemResults } from './outputs';
+import type { PreparedTransaction } from './packing';
+import { readerFor } from '../../helpers/parameters';
+import type { CreateSettings } from './settings';
 import type { FieldLabels } from './validation';
 import { transactionProblem } from './validation';
 
-export interface PrepareSettings {
-	inputMode: string;
-	maxRequestBytes: number;
-	validateJsonContent: boolean;
-	continueOnFail: boolean;
-}
-
 export type TransactionBuilder = (itemIndex: number) => { transaction: Record<string, unknown>; labels: FieldLabels };
 
-export interface Prepared {
-	/** The transactions to send, in input order. */
-	transactions: PreparedTransaction[];
-	/** Their request bodies, packed for the byte limit. */
-	bodies: PackedBody[];
-	/** Items refused before sending (only with continue-on-fail; otherwise the first refusal throws). */
-	refused: Array<{ itemIndex: number; message: string; hint?: string }>;
-}
-
 /**
- * Every item checked and serialized before the first request: item -> transaction. A refused
- * item stops the node, or with continue-on-fail becomes that item's error and the rest go on.
+ * item -> transaction, for every item before the first request: built, attachments added, checked
+ * as the service would check it. A refused item stops the node, or with continue-on-fail becomes
+ * that item's error item and the others go on.
  */
 export async function prepareTransactions(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-	settings: PrepareSettings,
-): Promise<Prepared> {
-	const node = context.getNode();
-	const build = (settings.inputMode === 'fields' ? fieldsTransactionBuilder : jsonTransactionReader)(
-		context,
-		items,
-		settings.validateJsonContent,
-	);
+	settings: CreateSettings,
+	results: ItemResults,
+): Promise<PreparedTransaction[]> {
+	const build =
+		settings.inputMode === 'fields'
+			? fieldsTransactionBuilder(context, items, settings.validateJsonContent)
+			: jsonTransactionReader(context, settings.validateJsonContent);
 	const attachmentProperties = readerFor(context, 'options.attachmentBinaryProperties', '');
-	const refused: Prepared['refused'] = [];
-	const refuse = (itemIndex: number, error: Error) => {
-		const message = `[item ${itemIndex}] ${error.message}`;
-		const hint = error instanceof InputProblem ? error.hint : undefined;
-		if (!settings.continueOnFail) {
-			throw new NodeOperationError(node, message, {
-				itemIndex,
-				description: [hint, 'Nothing was sent: every item is checked before the first request.'].filter(Boolean).join(' '),
-			});
-		}
-		refused.push({ itemIndex, message, hint });
-	};
-	const packer = new BodyPacker(settings.maxRequestBytes, refuse);
+	const readKey = settings.deduplication === undefined ? undefined : deduplicationKeyReader(context);
+	const prepared: PreparedTransaction[] = [];
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		let transaction: Record<string, unknown>;
 		try {
-			let labels: FieldLabels;
-			({ transaction, labels } = build(itemIndex));
+			const { transaction: built, labels } = build(itemIndex);
+			let transaction = built;
 			const properties = splitList(attachmentProperties(itemIndex));
 			if (properties.length > 0) {
 				const attached = await binaryAttachments(context, items[itemIndex], itemIndex, properties);
@@ -73,13 +47,12 @@ export async function prepareTransactions(
 			}
 			const problem = transactionProblem(transaction, labels);
 			if (problem !== undefined) throw new InputProblem(problem, 'Fix it in the input or in the node’s fields.');
+			if (readKey !== undefined) results.rememberKey(itemIndex, readKey(itemIndex));
+			prepared.push({ itemIndex, transaction });
 		} catch (error) {
-			packer.flush(); // an earlier item that cannot be sent is refused first
 			// Expression and binary-read failures are this item's problem too.
-			refuse(itemIndex, error as Error);
-			continue;
+			results.refused(itemIndex, failedItemJson(context, error, itemIndex));
 		}
-		packer.add(itemIndex, transaction);
 	}
-	return { ...packer.finish(), refused };
+	return prepared;
 }

@@ -1,0 +1,124 @@
+import type { INode } from 'n8n-workflow';
+
+import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
+import { HARNESS_NODE, processedData } from '../test/harness/processedData';
+import type { CredentialValues } from '../test/harness/workflow';
+import { registerNodeType, runWorkflow } from '../test/harness/workflow';
+import { DoubleProcess } from './doubleProcess';
+import type { CallMeasurement } from './measure';
+import { collectGarbage, measureCall } from './measure';
+import { ORDERS_NODE_TYPE, ordersNode } from './orders';
+import type { Measurements } from './scenario';
+
+export const HISTORY = 10_000;
+export const SINGLE_EXECUTIONS = 200;
+export const BATCH_ORDERS = 10_000;
+const SINGLE_ROUND = 25;
+const BATCH_ROUNDS = 4;
+
+const NODE_TYPE = 'bench.mailingPlatform';
+const KEY_OPTIONS = { deduplicationKey: '={{ $json.content["order.id"] }}', deduplicationHistorySize: HISTORY };
+
+/** Every execution sends orders never sent before, so that no key is skipped. */
+let nextOrder = 0;
+
+/** Main-thread CPU spent inside the store's calls (read, parse, check, serialize, write). */
+let storeCpuMs = 0;
+
+function measureStore(): void {
+	const check = processedData.checkProcessedAndRecord.bind(processedData);
+	processedData.checkProcessedAndRecord = async (...args) => {
+		const { result, measurement } = await measureCall(async () => await check(...args));
+		storeCpuMs += measurement.mainThreadCpuMs;
+		return result;
+	};
+}
+
+/** One execution of Orders -> Mailing Platform (transaction › create, JSON input); every transaction must be queued. */
+async function execute(count: number, withKey: boolean, credentials: CredentialValues): Promise<CallMeasurement> {
+	const nodes: INode[] = [
+		{ id: 'orders', name: 'Orders', type: ORDERS_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: { count, first: nextOrder } },
+		{
+			id: HARNESS_NODE.nodeId,
+			name: 'Mailing Platform',
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { resource: 'transaction', operation: 'create', inputMode: 'json', options: withKey ? KEY_OPTIONS : {} },
+			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },
+		},
+	];
+	nextOrder += count;
+	const connections = { Orders: { main: [[{ node: 'Mailing Platform', type: 'main' as const, index: 0 }]] } };
+	const { result: run, measurement } = await measureCall(async () => await runWorkflow(nodes, connections, credentials));
+	const task = run.data.resultData.runData['Mailing Platform']?.[0];
+	if (task?.error) throw new Error(`the node failed: ${task.error.message}`);
+	const items = task?.data?.main[0] ?? [];
+	if (items.length !== count || items.some((item) => item.json.queued !== true)) throw new Error('not every transaction was queued');
+	return measurement;
+}
+
+interface Totals {
+	wallMs: number;
+	cpuMs: number;
+	storeCpuMs: number;
+	executions: number;
+}
+
+const empty = (): Totals => ({ wallMs: 0, cpuMs: 0, storeCpuMs: 0, executions: 0 });
+
+/** `executions` executions of `count` orders each, added to `totals`; the history must be full before and after. */
+async function round(totals: Totals, executions: number, count: number, withKey: boolean, credentials: CredentialValues): Promise<void> {
+	processedData.calls.length = 0;
+	const storeBefore = storeCpuMs;
+	for (let index = 0; index < executions; index++) {
+		if (count > 1) collectGarbage();
+		const { wallMs, mainThreadCpuMs } = await execute(count, withKey, credentials);
+		totals.wallMs += wallMs;
+		totals.cpuMs += mainThreadCpuMs;
+		totals.executions++;
+	}
+	totals.storeCpuMs += storeCpuMs - storeBefore;
+	const checks = processedData.calls.filter((call) => call.operation === 'checkProcessedAndRecord').length;
+	if (checks !== (withKey ? executions : 0) || processedData.size() !== HISTORY) {
+		throw new Error(`expected ${withKey ? executions : 0} store checks against a full history, saw ${checks} with ${processedData.size()} entries`);
+	}
+}
+
+/**
+ * `executions` executions with the Deduplication Key and as many without, in rounds alternating
+ * A B B A so that drift over the run falls on both alike, after a warm-up round of each.
+ */
+async function compare(executions: number, perRound: number, count: number, credentials: CredentialValues): Promise<{ with: Totals; without: Totals }> {
+	const totals = { with: empty(), without: empty() };
+	await round(empty(), perRound, count, true, credentials);
+	await round(empty(), perRound, count, false, credentials);
+	collectGarbage();
+	for (let index = 0; index < executions / perRound; index++) {
+		const order = index % 2 === 0 ? [true, false] : [false, true];
+		for (const withKey of order) await round(withKey ? totals.with : totals.without, perRound, count, withKey, credentials);
+	}
+	return totals;
+}
+
+/** The Deduplication Key's cost against a full history: single-order executions and one large execution. */
+export async function deduplication(): Promise<Measurements> {
+	registerNodeType(ORDERS_NODE_TYPE, ordersNode);
+	registerNodeType(NODE_TYPE, new MailingPlatform());
+	measureStore();
+	processedData.seed(Array.from({ length: HISTORY }, (_, index) => `earlier-${index}`));
+	const double = await DoubleProcess.start('transactionsDouble');
+	try {
+		const single = await compare(SINGLE_EXECUTIONS, SINGLE_ROUND, 1, double.credentials);
+		const batch = await compare(BATCH_ROUNDS, 1, BATCH_ORDERS, double.credentials);
+		const figures = (name: string, totals: Totals) => ({
+			[`${name}WallMs`]: totals.wallMs / totals.executions,
+			[`${name}CpuMs`]: totals.cpuMs / totals.executions,
+			[`${name}StoreCpuMs`]: totals.storeCpuMs / totals.executions,
+			[`${name}Executions`]: totals.executions,
+		});
+		return { ...figures('singleWith', single.with), ...figures('singleWithout', single.without), ...figures('batchWith', batch.with), ...figures('batchWithout', batch.without) };
+	} finally {
+		double.stop();
+	}
+}
