@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { RecordedRequest, ServiceDouble } from '../double/server';
 import type { ProcessedDataRow } from './processedData';
 import type { RunData, StandIn, WorkflowFile } from './workflowFile';
-import { nodeError, succeeded } from './checks';
+import { nodeError, sendOptions, succeeded } from './checks';
 import { safeSendingCases } from './safeSendingCases';
 import { outputOf } from './workflowFile';
 
@@ -94,21 +94,32 @@ export const cases: E2eCase[] = [
 		},
 	},
 	{
-		name: 'example: WooCommerce order with mapped fields',
+		name: 'example: WooCommerce order with mapped fields, Dry Run as shipped, then sent once',
 		workflow: 'examples/woocommerce-order-mapped-fields.json',
 		standIns: { 'WooCommerce Order Webhook': 'pinnedData' },
-		check(result) {
-			const runData = succeeded(result);
-			const [entry, ...rest] = outputOf(runData, 'Send Order Confirmation');
-			assert.equal(rest.length, 0, 'one output item per order');
+		// As the example's note says: try it with Dry Run, switch Dry Run off, run it again and again.
+		executions: [{}, { edit: (workflow) => (sendOptions(workflow).dryRun = false) }, {}],
+		check({ executions: [dry, real, again], double }) {
+			const only = (execution: ExecutionResult) => {
+				const [entry, ...rest] = outputOf(succeeded(execution), 'Send Order Confirmation');
+				assert.equal(rest.length, 0, 'one output item per order');
+				return entry;
+			};
+			const transactionPosts = (execution: ExecutionResult) => execution.requests.filter((request) => request.rawPath.startsWith('transactions'));
+			assert.deepEqual([only(dry).dryRun, transactionPosts(dry).length], [true, 0], 'the shipped Dry Run sends nothing');
+
+			const entry = only(real);
 			assert.equal(entry.queued, true, `the order is queued (${JSON.stringify(entry)})`);
-			assert.deepEqual(outputOf(runData, 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
-			const queued = result.double.transactions.queued.find((transaction) => transaction.orderId === '5310');
-			const content = (queued?.transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
+			assert.deepEqual(outputOf(succeeded(real), 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
+			const queued = double.transactions.queued.filter((transaction) => transaction.orderId === '5310');
+			assert.equal(queued.length, 1, 'the order reached the service once');
+			const content = (queued[0].transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
 			// WooCommerce sends "total": "59.90"; the generic order type takes only numbers there.
 			assert.equal(content?.['order.total'], 59.9);
 			assert.equal(content?.['order.tax_amount'], 9.57);
 			assert.ok(Array.isArray(content?.['order.items']) && content['order.items'].length === 2, 'order.items is the list of line items');
+
+			assert.deepEqual([only(again).skipped, only(again).deduplicationKey, transactionPosts(again).length], [true, '5310', 0], 'the same order again is skipped');
 		},
 	},
 	{

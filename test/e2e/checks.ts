@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 
 import type { ExecutionResult } from './cases';
-import type { RunData } from './workflowFile';
+import type { RunData, WorkflowFile } from './workflowFile';
 
 /** The run data of a successful execution; anything else fails the case. */
 export function succeeded(result: ExecutionResult): RunData {
@@ -16,4 +16,11 @@ export function nodeError(result: ExecutionResult, nodeName: string): { message?
 	const error = result.runData?.[nodeName]?.[0]?.error as { message?: string; httpCode?: string | null } | undefined;
 	if (error === undefined) throw new Error(`node "${nodeName}" reported no error`);
 	return error;
+}
+
+/** The Send Order Confirmation node's options, to edit as the user would. */
+export function sendOptions(workflow: WorkflowFile): Record<string, unknown> {
+	const send = workflow.nodes.find((node) => node.name === 'Send Order Confirmation');
+	if (send === undefined) throw new Error(`${workflow.name} has no Send Order Confirmation node`);
+	return send.parameters.options as Record<string, unknown>;
 }

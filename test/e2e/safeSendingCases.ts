@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { RETRY } from '../../nodes/MailingPlatform/transport/retry';
 import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
-import { nodeError, succeeded } from './checks';
+import { nodeError, sendOptions, succeeded } from './checks';
 import type { ProcessedDataRow } from './processedData';
 import { outputOf } from './workflowFile';
 
@@ -38,9 +38,6 @@ function historyOf(rows: ProcessedDataRow[], nodeId: string): ProcessedDataRow |
 	return rows.find((row) => row.context === `n:${nodeId}`);
 }
 
-const options = (workflow: { nodes: Array<{ name: string; parameters: Record<string, unknown> }> }) =>
-	workflow.nodes.find((node) => node.name === SEND)?.parameters.options as Record<string, unknown>;
-
 export const safeSendingCases: E2eCase[] = [
 	{
 		name: "n8n's deduplication store is shared by two executions of one workflow (Remove Duplicates)",
@@ -56,7 +53,7 @@ export const safeSendingCases: E2eCase[] = [
 	{
 		name: 'safe sending: a dry run sends nothing, the real run after it sends all three',
 		workflow: 'test/e2e/workflows/transactionDryRun.json',
-		executions: [{}, { edit: (workflow) => (options(workflow).dryRun = false) }],
+		executions: [{}, { edit: (workflow) => (sendOptions(workflow).dryRun = false) }],
 		check({ executions: [dry, real], double }) {
 			assert.deepEqual(transactionRequests(dry).map((request) => request.method), [], 'the dry run made no request');
 			const dryItems = sendOutput(dry);
