@@ -1,19 +1,38 @@
 import assert from 'node:assert/strict';
 
 import type { RecordedRequest, ServiceDouble } from '../double/server';
-import type { RunData, StandIn } from './workflowFile';
+import type { ProcessedDataRow } from './processedData';
+import type { RunData, StandIn, WorkflowFile } from './workflowFile';
+import { nodeError, sendOptions, succeeded } from './checks';
+import { safeSendingCases } from './safeSendingCases';
 import { outputOf } from './workflowFile';
 
-export interface CaseResult {
+export interface ExecutionResult {
 	/** Run data of the execution; undefined when n8n printed no execution result. */
 	runData?: RunData;
 	/** Exit code of `n8n execute`: 0 when the workflow succeeded. */
 	exitCode: number | null;
 	/** Everything n8n printed (for failures and error messages). */
 	log: string;
-	/** Requests the double received during this case. */
+	/** Requests the double received during this execution. */
 	requests: RecordedRequest[];
+}
+
+/** The last execution of the case, with every execution and what they left behind. */
+export interface CaseResult extends ExecutionResult {
+	/** Every execution of the case, in order. */
+	executions: ExecutionResult[];
 	double: ServiceDouble;
+	/** The deduplication histories n8n's database holds for the case's workflow now. */
+	processedData(): Promise<ProcessedDataRow[]>;
+}
+
+/** One `n8n execute` of a case's workflow. */
+export interface CaseExecution {
+	/** Before the execution: e.g. faults the double is to answer with. */
+	prepare?(double: ServiceDouble): void;
+	/** Before the execution: the user changes the workflow and saves it (imported again, same id). */
+	edit?(workflow: WorkflowFile): void;
 }
 
 export interface E2eCase {
@@ -22,25 +41,12 @@ export interface E2eCase {
 	workflow: string;
 	/** Triggers `n8n execute` cannot start from, and what stands in for them (see StandIn). */
 	standIns?: Record<string, StandIn>;
-	check(result: CaseResult): void;
+	/** Executions of the one imported workflow, one after the other, sharing n8n's database (default: one). */
+	executions?: CaseExecution[];
+	check(result: CaseResult): void | Promise<void>;
 }
 
 const SANDBOX_CREDENTIALS = { mailingPlatformApi: { id: 'mpSandboxCred001', name: 'Mailing Platform Sandbox' } };
-
-/** The run data of a successful execution; anything else fails the case. */
-function succeeded(result: CaseResult): RunData {
-	if (result.exitCode !== 0) throw new Error(`the workflow failed (n8n execute exited with ${result.exitCode})`);
-	if (result.runData === undefined) throw new Error('n8n printed no execution result');
-	return result.runData;
-}
-
-/** The error a node ended with in a failed execution. */
-function nodeError(result: CaseResult, nodeName: string): { message?: string; httpCode?: string | null } {
-	assert.notEqual(result.exitCode, 0, 'the workflow must fail');
-	const error = result.runData?.[nodeName]?.[0]?.error as { message?: string; httpCode?: string | null } | undefined;
-	if (error === undefined) throw new Error(`node "${nodeName}" reported no error`);
-	return error;
-}
 
 function query(request: RecordedRequest, key: string): string[] {
 	return request.query.filter(([name]) => name === key).map(([, value]) => value);
@@ -88,21 +94,32 @@ export const cases: E2eCase[] = [
 		},
 	},
 	{
-		name: 'example: WooCommerce order with mapped fields',
+		name: 'example: WooCommerce order with mapped fields, Dry Run as shipped, then sent once',
 		workflow: 'examples/woocommerce-order-mapped-fields.json',
 		standIns: { 'WooCommerce Order Webhook': 'pinnedData' },
-		check(result) {
-			const runData = succeeded(result);
-			const [entry, ...rest] = outputOf(runData, 'Send Order Confirmation');
-			assert.equal(rest.length, 0, 'one output item per order');
+		// As the example's note says: try it with Dry Run, switch Dry Run off, run it again and again.
+		executions: [{}, { edit: (workflow) => (sendOptions(workflow).dryRun = false) }, {}],
+		check({ executions: [dry, real, again], double }) {
+			const only = (execution: ExecutionResult) => {
+				const [entry, ...rest] = outputOf(succeeded(execution), 'Send Order Confirmation');
+				assert.equal(rest.length, 0, 'one output item per order');
+				return entry;
+			};
+			const transactionPosts = (execution: ExecutionResult) => execution.requests.filter((request) => request.rawPath.startsWith('transactions'));
+			assert.deepEqual([only(dry).dryRun, transactionPosts(dry).length], [true, 0], 'the shipped Dry Run sends nothing');
+
+			const entry = only(real);
 			assert.equal(entry.queued, true, `the order is queued (${JSON.stringify(entry)})`);
-			assert.deepEqual(outputOf(runData, 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
-			const queued = result.double.transactions.queued.find((transaction) => transaction.orderId === '5310');
-			const content = (queued?.transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
+			assert.deepEqual(outputOf(succeeded(real), 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
+			const queued = double.transactions.queued.filter((transaction) => transaction.orderId === '5310');
+			assert.equal(queued.length, 1, 'the order reached the service once');
+			const content = (queued[0].transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
 			// WooCommerce sends "total": "59.90"; the generic order type takes only numbers there.
 			assert.equal(content?.['order.total'], 59.9);
 			assert.equal(content?.['order.tax_amount'], 9.57);
 			assert.ok(Array.isArray(content?.['order.items']) && content['order.items'].length === 2, 'order.items is the list of line items');
+
+			assert.deepEqual([only(again).skipped, only(again).deduplicationKey, transactionPosts(again).length], [true, '5310', 0], 'the same order again is skipped');
 		},
 	},
 	{
@@ -168,4 +185,5 @@ export const cases: E2eCase[] = [
 			for (const item of other) assert.notEqual(item.reason, 'blacklist');
 		},
 	},
+	...safeSendingCases,
 ];

@@ -26,7 +26,8 @@ import {
 } from '../../scripts/n8n';
 import { installExitHooks, stopAllChildren, tail } from '../../scripts/processes';
 import { sandboxCredential, startSandbox } from '../../scripts/sandbox';
-import { cases, type E2eCase } from './cases';
+import { cases, type E2eCase, type ExecutionResult } from './cases';
+import { processedDataRows } from './processedData';
 import { prepareForCli, type RunData, type WorkflowFile } from './workflowFile';
 
 /** The whole run, n8n install included, ends by this time whatever happens. */
@@ -67,6 +68,15 @@ function selectN8nVersion(args: string[]): string {
 	return args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? N8N_VERSION;
 }
 
+/** Imports the workflow again, under its id, as changed by `edit`: the user edited and saved it. */
+async function reimport(workflow: WorkflowFile, edit: (workflow: WorkflowFile) => void, folder: string, env: NodeJS.ProcessEnv): Promise<void> {
+	const edited = structuredClone(workflow);
+	edit(edited);
+	await mkdir(folder, { recursive: true });
+	await writeFile(join(folder, `${edited.id}.json`), JSON.stringify(edited));
+	await importWorkflows(folder, env);
+}
+
 async function main(): Promise<{ passed: number; failed: number }> {
 	const selected = selectCases(process.argv.slice(2));
 	const n8nVersion = selectN8nVersion(process.argv.slice(2));
@@ -85,35 +95,40 @@ async function main(): Promise<{ passed: number; failed: number }> {
 		await importCredentials([sandboxCredential(double)], env, scratch);
 		const workflowDir = join(scratch, 'workflows');
 		await mkdir(workflowDir);
-		const runs: Array<[E2eCase, string]> = [];
+		const runs: Array<[E2eCase, WorkflowFile]> = [];
 		for (const testCase of selected) {
-			const workflow = JSON.parse(await readFile(join(projectRoot, testCase.workflow), 'utf8')) as WorkflowFile;
-			runs.push([testCase, workflow.id]);
-			await writeFile(join(workflowDir, `${workflow.id}.json`), JSON.stringify(prepareForCli(workflow, testCase.standIns)));
+			const workflow = prepareForCli(JSON.parse(await readFile(join(projectRoot, testCase.workflow), 'utf8')) as WorkflowFile, testCase.standIns);
+			runs.push([testCase, workflow]);
+			await writeFile(join(workflowDir, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowDir, env);
 
 		let passed = 0;
 		let failed = 0;
-		for (const [testCase, workflowId] of runs) {
-			const before = double.requests.length;
-			const execution = await executeWorkflow(workflowId, env, EXECUTE_LIMIT_MS);
-			const output = `${execution.stdout}\n${execution.stderr}`;
+		for (const [testCase, workflow] of runs) {
+			const executions: ExecutionResult[] = [];
 			try {
-				if (execution.timedOut) throw new Error(`n8n execute timed out after ${EXECUTE_LIMIT_MS / 1000} s`);
-				testCase.check({
-					exitCode: execution.code,
-					runData: parseRunData(execution.stdout),
-					log: output,
-					requests: double.requests.slice(before),
+				for (const [index, step] of (testCase.executions ?? [{}]).entries()) {
+					step.prepare?.(double);
+					if (step.edit !== undefined) await reimport(workflow, step.edit, join(scratch, 'edited', `${workflow.id}-${index}`), env);
+					const before = double.requests.length;
+					const execution = await executeWorkflow(workflow.id, env, EXECUTE_LIMIT_MS);
+					const output = `${execution.stdout}\n${execution.stderr}`;
+					executions.push({ exitCode: execution.code, runData: parseRunData(execution.stdout), log: output, requests: double.requests.slice(before) });
+					if (execution.timedOut) throw new Error(`n8n execute timed out after ${EXECUTE_LIMIT_MS / 1000} s`);
+				}
+				await testCase.check({
+					...executions[executions.length - 1],
+					executions,
 					double,
+					processedData: async () => await processedDataRows(scratch, workflow.id),
 				});
 				passed += 1;
 				log(`ok    ${testCase.name}`);
 			} catch (error) {
 				failed += 1;
 				// The run data is long and printed whole; the lines around it say what went wrong.
-				const printed = tail(output.replace(/^\{$[\s\S]*?^\}$/m, '(run data)'), 40);
+				const printed = tail((executions.at(-1)?.log ?? '').replace(/^\{$[\s\S]*?^\}$/m, '(run data)'), 40);
 				log(`FAIL  ${testCase.name}\n${String(error instanceof Error ? error.message : error)}\n--- n8n output ---\n${printed}`);
 			}
 		}

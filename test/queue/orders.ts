@@ -16,7 +16,7 @@ const REQUEST_SIZES = [1, 3, 1, 1, 5, 1, 2];
 const REQUEST_LIMIT_MS = 60_000;
 const FINISH_LIMIT_MS = 300_000;
 
-interface Order {
+export interface Order {
 	id: string;
 	email: string;
 	total: number;
@@ -46,7 +46,7 @@ function requestsOf(prefix: string, count: number): Order[][] {
 }
 
 /** Posts one request; returns what went wrong, if anything, so that every request is awaited. */
-async function post(url: string, orders: Order[]): Promise<string | undefined> {
+export async function post(url: string, orders: Order[]): Promise<string | undefined> {
 	try {
 		const response = await fetch(url, {
 			method: 'POST',
@@ -61,12 +61,12 @@ async function post(url: string, orders: Order[]): Promise<string | undefined> {
 	}
 }
 
-/** Waits until `count` executions after `afterId` have ended; returns them and when the last one stopped. */
-async function endedExecutions(postgresPort: number, afterId: number, count: number) {
+/** Waits until `count` executions of the workflow after `afterId` have ended; returns them and when the last one stopped. */
+export async function endedExecutions(postgresPort: number, afterId: number, count: number, workflowId = ORDERS_WORKFLOW_ID) {
 	const deadline = Date.now() + FINISH_LIMIT_MS;
 	const query =
 		`SELECT id, status, round(extract(epoch FROM "stoppedAt") * 1000) FROM execution_entity ` +
-		`WHERE "workflowId" = '${ORDERS_WORKFLOW_ID}' AND id > ${afterId} ORDER BY id`;
+		`WHERE "workflowId" = '${workflowId}' AND id > ${afterId} ORDER BY id`;
 	for (;;) {
 		const rows = await sql(postgresPort, query);
 		const ended = rows.filter(([, status]) => status !== 'new' && status !== 'running');
@@ -77,13 +77,13 @@ async function endedExecutions(postgresPort: number, afterId: number, count: num
 	}
 }
 
-async function highestExecutionId(postgresPort: number): Promise<number> {
+export async function highestExecutionId(postgresPort: number): Promise<number> {
 	const [[id]] = await sql(postgresPort, 'SELECT coalesce(max(id), 0) FROM execution_entity');
 	return Number(id);
 }
 
 /** Which workers' logs say they finished each execution; the log files may lag a moment behind. */
-async function workersOf(workers: N8nInstance[], ids: string[]): Promise<Map<string, string[]>> {
+export async function workersOf(workers: N8nInstance[], ids: string[]): Promise<Map<string, string[]>> {
 	const deadline = Date.now() + 15_000;
 	for (;;) {
 		const ranBy = new Map<string, string[]>();

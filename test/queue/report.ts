@@ -1,3 +1,4 @@
+import type { DuplicateDeliveryFigures } from './duplicateDelivery';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import type { TriggerFigures } from './trigger';
@@ -13,6 +14,7 @@ export interface Figures {
 	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
 	trigger?: TriggerFigures;
 	hardKill?: HardKillFigures;
+	duplicateDelivery?: DuplicateDeliveryFigures;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -64,6 +66,19 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 			`hard kill: SIGKILL ${fixed(kill.killDelayMs, 2)} ms after a poll's answer left the service; state saved before the kill: ` +
 				`${kill.stateSavedBeforeKill ? 'yes' : 'no'}; executions started before the kill: ${kill.executionsBeforeKill}; ` +
 				`times each of its ${kill.blocks} blocks was emitted in all: ${kill.timesEmitted.join(', ')}`,
+		);
+	}
+	const duplicates = figures.duplicateDelivery;
+	if (duplicates) {
+		const { sequential, simultaneous, distinct } = duplicates;
+		lines.push(
+			`deduplication key, one order delivered twice one after the other: reached the service ${sequential.timesSent} time(s) ` +
+				`(executions on ${sequential.workers.join(', ')}: ${sequential.statuses.join(', ')})`,
+			`deduplication key, ${simultaneous.orders} orders each delivered twice at the same moment: ${simultaneous.sentTwice} reached the service twice, ` +
+				`${simultaneous.sentOnce} once; ${simultaneous.pairsOnTwoWorkers} pairs ran on two workers (${simultaneous.sentTwiceOnTwoWorkers} of them sent twice), ` +
+				`${simultaneous.orders - simultaneous.pairsOnTwoWorkers} on one worker; ${simultaneous.unsuccessful} executions not successful`,
+			`deduplication key, ${distinct.orders} different orders at the same moment, then all delivered again: ${distinct.sentAgain} sent again ` +
+				`(their keys were overwritten by a concurrent execution); ${distinct.unsuccessful} executions not successful`,
 		);
 	}
 	if (figures.stopSeconds !== undefined) {

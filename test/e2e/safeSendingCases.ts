@@ -1,0 +1,111 @@
+/**
+ * Safe sending in a real n8n: Dry Run, and the Deduplication Key kept in n8n's own
+ * deduplication store (its database), so that an order is sent once over executions.
+ */
+import assert from 'node:assert/strict';
+
+import { RETRY } from '../../nodes/MailingPlatform/transport/retry';
+import type { ServiceDouble } from '../double/server';
+import type { E2eCase, ExecutionResult } from './cases';
+import { nodeError, sendOptions, succeeded } from './checks';
+import type { ProcessedDataRow } from './processedData';
+import { outputOf } from './workflowFile';
+
+const SEND = 'Send Order Confirmation';
+
+/** The order ids the service queued, in order, of the orders whose id starts with `prefix`. */
+function queuedOrders(double: ServiceDouble, prefix: string): Array<string | undefined> {
+	return double.transactions.queuedOrderIds().filter((id) => id?.startsWith(prefix));
+}
+
+function transactionRequests(execution: ExecutionResult) {
+	return execution.requests.filter((request) => request.rawPath.startsWith('transactions'));
+}
+
+/** The Send node's output items of an execution that succeeded. */
+const sendOutput = (execution: ExecutionResult) => outputOf(succeeded(execution), SEND);
+
+/** Items not sent because their key was sent before: skipped, with their key, not queued. */
+function assertSkipped(items: Array<Record<string, unknown>>, keys: string[]): void {
+	assert.deepEqual(
+		items.map((item) => ({ skipped: item.skipped, deduplicationKey: item.deduplicationKey, queued: item.queued === true })),
+		keys.map((key) => ({ skipped: true, deduplicationKey: key, queued: false })),
+	);
+}
+
+/** The node's history in n8n's database: the row of scope 'node' for the node with this id. */
+function historyOf(rows: ProcessedDataRow[], nodeId: string): ProcessedDataRow | undefined {
+	return rows.find((row) => row.context === `n:${nodeId}`);
+}
+
+export const safeSendingCases: E2eCase[] = [
+	{
+		name: "n8n's deduplication store is shared by two executions of one workflow (Remove Duplicates)",
+		workflow: 'test/e2e/workflows/removeDuplicatesTwice.json',
+		executions: [{}, {}],
+		async check({ executions, processedData }) {
+			const [first, second] = executions.map((execution) => outputOf(succeeded(execution), 'Remove Duplicates'));
+			assert.deepEqual(first.map((item) => item.id), ['SEEN-1', 'SEEN-2', 'SEEN-3']);
+			assert.deepEqual(second, [], 'the second execution found every id in the history of the first');
+			assert.deepEqual(historyOf(await processedData(), 'e2eN8nDedupStore-0004'), { context: 'n:e2eN8nDedupStore-0004', mode: 'entries', entries: 3 });
+		},
+	},
+	{
+		name: 'safe sending: a dry run sends nothing, the real run after it sends all three',
+		workflow: 'test/e2e/workflows/transactionDryRun.json',
+		executions: [{}, { edit: (workflow) => (sendOptions(workflow).dryRun = false) }],
+		check({ executions: [dry, real], double }) {
+			assert.deepEqual(transactionRequests(dry).map((request) => request.method), [], 'the dry run made no request');
+			const dryItems = sendOutput(dry);
+			assert.deepEqual(dryItems.map((item) => [item.dryRun, item.queued === true]), [[true, false], [true, false], [true, false]]);
+
+			assert.deepEqual(sendOutput(real).map((item) => item.queued), [true, true, true]);
+			assert.deepEqual(queuedOrders(double, 'DRY-'), ['DRY-1', 'DRY-2', 'DRY-3'], 'the real run sent all three, once');
+			const sent = double.transactions.queued.filter((queued) => queued.orderId?.startsWith('DRY-')).map((queued) => queued.transaction);
+			assert.deepEqual(dryItems.map((item) => item.transaction), sent, 'the dry run showed each transaction exactly as it was sent');
+		},
+	},
+	{
+		name: 'safe sending: the same three orders in two executions reach the service once',
+		workflow: 'test/e2e/workflows/transactionDeduplication.json',
+		executions: [{}, {}],
+		async check({ executions: [first, second], double, processedData }) {
+			assert.deepEqual(sendOutput(first).map((item) => item.queued), [true, true, true]);
+			assert.deepEqual(
+				transactionRequests(second).map((request) => `${request.method} ${request.rawPath}`),
+				[],
+				`the second execution sent again; the service queued ${queuedOrders(double, 'TWICE-').join(', ')}`,
+			);
+			assertSkipped(sendOutput(second), ['TWICE-1', 'TWICE-2', 'TWICE-3']);
+			assert.deepEqual(queuedOrders(double, 'TWICE-'), ['TWICE-1', 'TWICE-2', 'TWICE-3']);
+			assert.equal(historyOf(await processedData(), 'e2eDedupOrders01-0004')?.entries, 3, "the keys are kept in n8n's database");
+		},
+	},
+	{
+		name: 'safe sending: two items with the same key in one execution make one transaction',
+		workflow: 'test/e2e/workflows/transactionSameKeyTwice.json',
+		check(result) {
+			assert.deepEqual(queuedOrders(result.double, 'SAME-'), ['SAME-1'], 'the service queued the order once');
+			const [sent, repeated, ...rest] = sendOutput(result);
+			assert.equal(rest.length, 0, 'one output item per input item');
+			assert.equal(sent.queued, true);
+			assertSkipped([repeated], ['SAME-1']);
+		},
+	},
+	{
+		name: 'safe sending: an order whose send failed with 503 is sent by the next execution, and only then remembered',
+		workflow: 'test/e2e/workflows/transactionFailedSend.json',
+		executions: [
+			{ prepare: (double) => double.faults.failNext(RETRY.attempts, 503, { match: 'transactions', retryAfter: '0' }) },
+			{},
+			{},
+		],
+		check({ executions: [failed, next, third], double }) {
+			assert.deepEqual(transactionRequests(failed).map((request) => request.status), Array(RETRY.attempts).fill(503));
+			nodeError(failed, SEND);
+			assert.deepEqual(sendOutput(next).map((item) => item.queued), [true], 'the next execution sent the order');
+			assertSkipped(sendOutput(third), ['FAIL-1']);
+			assert.deepEqual(queuedOrders(double, 'FAIL-'), ['FAIL-1']);
+		},
+	},
+];
