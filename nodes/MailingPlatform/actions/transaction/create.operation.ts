@@ -26,14 +26,14 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		deduplicated: settings.deduplication !== undefined,
 	});
 	const prepared = await prepareTransactions(this, items, settings, results);
+	const transactions = settings.deduplication === undefined ? prepared : firstOfEachKey(prepared, results, settings.dryRun);
 
-	if (settings.deduplication === undefined) {
-		await (settings.dryRun ? dryRun : send)(this, prepared, settings, results);
+	if (settings.dryRun) {
+		dryRun(this, transactions, settings, results);
 		return results.items();
 	}
-	const transactions = firstOfEachKey(prepared, results, settings.dryRun);
-	if (settings.dryRun) {
-		await dryRun(this, transactions, settings, results);
+	if (settings.deduplication === undefined) {
+		await send(this, transactions, settings, results);
 		return results.items();
 	}
 	const history = sentKeys(this, settings.deduplication.historySize);
@@ -66,7 +66,7 @@ async function send(context: IExecuteFunctions, transactions: PreparedTransactio
 }
 
 /** Packs as a real run would and shows each transaction as its request would carry it; sends and records nothing. */
-async function dryRun(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): Promise<void> {
+function dryRun(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): void {
 	let number = 0;
 	for (const packed of packBodies(transactions, settings.maxRequestBytes)) {
 		const body = sendable(context, packed, settings, results, 0);
