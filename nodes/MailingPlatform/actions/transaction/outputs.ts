@@ -13,11 +13,12 @@ type Failed = Extract<RequestOutcome, { kind: 'failed' }>;
 const NOT_RECORDED = 'Its Deduplication Key was not recorded, so a re-run sends it.';
 
 /** The contact identification a transaction carries, as the service's report names contacts. */
-export function contactOf(transaction: Record<string, unknown>): IDataObject {
+function contactOf(transaction: Record<string, unknown>): IDataObject {
 	const imported = isPlainObject(transaction.import) ? transaction.import.contact : undefined;
 	const contact = isPlainObject(imported) ? imported : isPlainObject(transaction.contact) ? transaction.contact : {};
-	const { id, email, external_id: externalId } = contact;
-	return { ...(id === undefined ? {} : { id }), ...(email === undefined ? {} : { email }), ...(externalId === undefined ? {} : { external_id: externalId }) };
+	const identification: IDataObject = {};
+	for (const key of ['id', 'email', 'external_id']) if (contact[key] !== undefined) identification[key] = contact[key];
+	return identification;
 }
 
 /**
