@@ -3,10 +3,10 @@ import { Agent, get } from 'node:http';
 import type { IDataObject } from 'n8n-workflow';
 
 import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
-import { toRawBlock } from '../nodes/MailingPlatform/helpers/blockRecords';
+import { toRawBlock } from '../nodes/MailingPlatform/actions/report/blockRecords';
 import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
-import type { PageFetcher } from '../nodes/MailingPlatform/transport/paging';
-import { PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/transport/paging';
+import type { PageFetcher } from '../nodes/MailingPlatform/actions/report/paging';
+import { PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/actions/report/paging';
 import { parseXml } from '../nodes/MailingPlatform/transport/xml';
 import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';

@@ -3,7 +3,7 @@
  * as one entry and shows the trigger's description for it (n8n's editor sets the merged entry's
  * description to the trigger's), so the trigger's description starts with the action node's.
  */
-const actions = 'Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports';
+const actions = 'Send transaction e-mails, check and schedule mailings, read block and unsubscription reports, and rename contact fields';
 
 export const PACKAGE_DESCRIPTION = {
 	actions,

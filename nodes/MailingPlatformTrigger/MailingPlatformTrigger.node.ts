@@ -10,14 +10,15 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
 import { PACKAGE_DESCRIPTION } from '../MailingPlatform/description';
-import { toSimpleBlock } from '../MailingPlatform/helpers/blockRecords';
+import { toSimpleBlock } from '../MailingPlatform/actions/report/blockRecords';
 import { blockPages } from '../MailingPlatform/actions/report/blockPages';
 import { newStatusFilter, reasonsFilter } from '../MailingPlatform/actions/report/filters';
+import { itemError } from '../MailingPlatform/helpers/itemResults';
 import { optionSubtitle } from '../MailingPlatform/helpers/subtitle';
-import { splitList } from '../MailingPlatform/helpers/lists';
+import { splitList } from '../MailingPlatform/helpers/values';
 import { platformTimeZone } from '../MailingPlatform/helpers/timeZone';
 import type { QueryParameters } from '../MailingPlatform/transport';
-import { fetchAllPages } from '../MailingPlatform/transport/paging';
+import { fetchAllPages } from '../MailingPlatform/actions/report/paging';
 import type { PollState } from './blockMemory';
 import { blockKey, queryStart } from './blockMemory';
 
@@ -100,7 +101,12 @@ export class MailingPlatformTrigger implements INodeType {
 	 */
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const startedMs = Date.now();
-		const timeZone = await platformTimeZone.call(this);
+		let timeZone: string;
+		try {
+			timeZone = await platformTimeZone.call(this);
+		} catch (problem) {
+			throw itemError(this.getNode(), problem);
+		}
 		const simplify = this.getNodeParameter('simplify', true) as boolean;
 		const filters = this.getNodeParameter('filters', {}) as IDataObject;
 		const lookbackMinutes = this.getNodeParameter('options.lookbackMinutes', DEFAULT_LOOKBACK_MINUTES) as number;

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject } from '../MailingPlatform/helpers/objects';
+import { isPlainObject } from '../MailingPlatform/helpers/values';
 
 /**
  * What the trigger remembers between polls, in the workflow's static data only, so that any

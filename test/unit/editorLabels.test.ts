@@ -40,12 +40,12 @@ describe('what the editor shows', () => {
 		expect(subtitle(TRIGGER_NODE_TYPE, trigger, { event: 'blockStatusChanged' })).toBe('Block Status Changed');
 	});
 
-	it('the nodes panel entry, which shows the trigger description, says what the whole package does', () => {
-		expect(action.description).toBe('Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports');
-		expect(trigger.description).toBe(
-			'Send transaction e-mails, check and schedule mailings, and read block and unsubscription reports; ' +
-				'the trigger starts workflows when contacts are blocked or unblocked',
-		);
+	it('the nodes panel entry, which shows the trigger’s description, names every resource of the action node and the trigger’s event', () => {
+		const resources = action.properties.find((property) => property.name === 'resource')?.options ?? [];
+		expect(resources.length).toBe(4);
+		for (const { name } of resources) expect(trigger.description.toLowerCase()).toContain(name.toLowerCase());
+		expect(trigger.description.startsWith(action.description)).toBe(true);
+		expect(trigger.description).toContain('when contacts are blocked or unblocked');
 	});
 
 	const optionNames = (property: INodeProperties | undefined) =>

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
-import type { IExecuteFunctions, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import {
 	parseJsonObject,
@@ -9,72 +10,109 @@ import {
 	readerFor,
 	readInteger,
 } from '../../nodes/MailingPlatform/helpers/parameters';
+import { useServiceDouble } from '../harness/double';
+import { SOURCE_NODE_TYPE } from '../harness/sourceNode';
+import { registerNodeType, runWorkflow } from '../harness/workflow';
 
 const BERLIN = 'Europe/Berlin';
 
-describe('parameters › read once, per item, or from the item itself', () => {
-	/** A node holding `parameters`, whose evaluations are counted: an expression evaluates to `<expression> #<item>`. */
-	function node(parameters: INodeParameters, items: INodeExecutionData[] = [{ json: {} }, { json: {} }, { json: {} }]) {
-		const evaluations: Array<[string, number]> = [];
-		const context = {
-			getNode: () => ({ parameters }),
-			getInputData: () => items,
-			getNodeParameter: (name: string, itemIndex: number, fallback: unknown) => {
-				evaluations.push([name, itemIndex]);
-				const raw = name.split('.').reduce<unknown>((value, key) => (value as INodeParameters | undefined)?.[key], parameters) ?? fallback;
-				return typeof raw === 'string' && raw.startsWith('=') ? `${raw.slice(1)} #${itemIndex}` : raw;
-			},
-		} as unknown as IExecuteFunctions;
-		return { context, evaluations };
+describe('parameters › read once, per item, or from the item itself, as n8n reads them', () => {
+	const { credentials } = useServiceDouble();
+
+	/** What the probe read for each item: n8n's value, the reader's, and how often the reader asked n8n. */
+	let readings: Array<{ n8n: unknown; ours: unknown; evaluations: number }> = [];
+	const PROBE = 'test.parameterProbe';
+	const probe: INodeType = {
+		description: {
+			displayName: 'Parameter Probe',
+			name: PROBE,
+			group: ['transform'],
+			version: 1,
+			description: 'Reads one parameter per item through n8n and through readerFor',
+			defaults: { name: 'Parameter Probe' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [
+				{ displayName: 'Read', name: 'read', type: 'string', default: 'object' },
+				{ displayName: 'Text', name: 'text', type: 'string', default: '' },
+				{ displayName: 'Object', name: 'object', type: 'json', default: '={{ $json }}' },
+			],
+		},
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			const name = this.getNode().parameters.read as string;
+			const fallback = name === 'object' ? '={{ $json }}' : '';
+			let evaluations = 0;
+			const counted = Object.create(this, {
+				getNodeParameter: { value: (...args: Parameters<IExecuteFunctions['getNodeParameter']>) => (evaluations++, this.getNodeParameter(...args)) },
+			}) as IExecuteFunctions;
+			const read = readerFor<unknown>(counted, name, fallback);
+			readings = this.getInputData().map((_, itemIndex) => {
+				const before = evaluations;
+				const ours = read(itemIndex);
+				return { n8n: this.getNodeParameter(name, itemIndex, fallback), ours, evaluations: evaluations - before };
+			});
+			return [[]];
+		},
+	};
+	registerNodeType(PROBE, probe);
+
+	async function readWith(parameters: INodeParameters, items: IDataObject[]) {
+		const nodes: INode[] = [
+			{ id: 'source', name: 'Source Items', type: SOURCE_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: { items: JSON.stringify(items.map((json) => ({ json }))) } },
+			{ id: 'probe', name: 'Probe', type: PROBE, typeVersion: 1, position: [200, 0], parameters },
+		];
+		readings = [];
+		await runWorkflow(nodes, { 'Source Items': { main: [[{ node: 'Probe', type: 'main', index: 0 }]] } }, credentials());
+		return readings;
 	}
 
-	it('reads a fixed value once for all items', () => {
-		const { context, evaluations } = node({ options: { typeName: 'Order' } });
-		const read = readerFor(context, 'options.typeName', '');
-		expect([0, 1, 2].map(read)).toEqual(['Order', 'Order', 'Order']);
-		expect(evaluations).toEqual([['options.typeName', 0]]);
-	});
+	const items = [
+		{ id: 5310, body: { id: 'A-1', list: [1, { a: null }] }, content: { 'order.id': 'B-2' }, 'a b': { c: 2 }, empty: null },
+		{ id: '7', body: 'not an object', content: {} },
+		{},
+	];
 
-	it('reads a value holding an expression, anywhere inside, per item', () => {
-		const { context, evaluations } = node({ contentFields: { value: { 'order.id': '={{ $json.id }}' } } });
-		const read = readerFor<unknown>(context, 'contentFields', {});
-		read(0);
-		read(2);
-		expect(evaluations).toEqual([
-			['contentFields', 0],
-			['contentFields', 2],
-		]);
-	});
-
-	it('takes the item itself for {{ $json }}, given or as the fallback, evaluating nothing', () => {
-		const items = [{ json: { type: 1 } }, { json: { type: 2 } }];
-		for (const parameters of [{ transactionJson: '= {{$json }} ' }, {}]) {
-			const { context, evaluations } = node(parameters, items);
-			const read = readerFor<unknown>(context, 'transactionJson', '={{ $json }}');
-			expect([read(0), read(1)]).toEqual([{ type: 1 }, { type: 2 }]);
-			expect(evaluations).toEqual([]);
+	it.each([
+		['={{ $json }}', 'object'],
+		['={{$json}}', 'object'],
+		['={{ $json.id }}', 'text'],
+		['={{ $json.body.id }}', 'text'],
+		['={{ $json.body.list }}', 'text'],
+		['={{ $json.content["order.id"] }}', 'text'],
+		["={{$json['a b'].c}}", 'text'],
+		['={{ $json.empty }}', 'text'],
+		['={{ $json.missing.deeper }}', 'text'],
+	])('takes %s from the item without evaluating it, giving what n8n gives', async (expression, name) => {
+		for (const reading of await readWith({ read: name, [name]: expression }, items)) {
+			expect(reading.ours).toStrictEqual(reading.n8n);
+			expect(reading.evaluations).toBe(0);
 		}
 	});
 
-	it('takes a plain field path such as {{ $json.body.id }} from the item, evaluating nothing', () => {
-		const items = [{ json: { body: { id: 5310 } } }, { json: { body: {} } }, { json: { other: 1 } }];
-		const { context, evaluations } = node({ options: { deduplicationKey: '={{ $json.body.id }}' } }, items);
-		const read = readerFor<unknown>(context, 'options.deduplicationKey', '');
-		expect([read(0), read(1), read(2)]).toEqual([5310, undefined, undefined]);
-		expect(evaluations).toEqual([]);
-
-		const quoted = node({ key: `={{ $json.content["order.id"] }}`, other: "={{$json['a b'].c}}" }, [{ json: { content: { 'order.id': 'A-1' }, 'a b': { c: 2 } } }]);
-		expect(readerFor<unknown>(quoted.context, 'key', '')(0)).toBe('A-1');
-		expect(readerFor<unknown>(quoted.context, 'other', '')(0)).toBe(2);
-		expect(quoted.evaluations).toEqual([]);
+	it('takes the item itself when Transaction JSON is left at its default', async () => {
+		for (const reading of await readWith({}, items)) {
+			expect(reading.ours).toStrictEqual(reading.n8n);
+			expect(reading.evaluations).toBe(0);
+		}
 	});
 
-	it('evaluates any other expression per item, also one that starts like {{ $json }}', () => {
-		for (const expression of ['={{ $json.order + 1 }}', '={{ $json["order\\".id"] }}', '={{ $json.items[0] }}', '=A-{{ $json.id }}', '={{ $json.a }}{{ $json.b }}']) {
-			const { context, evaluations } = node({ transactionJson: expression });
-			expect(readerFor<unknown>(context, 'transactionJson', '={{ $json }}')(1)).toBe(`${expression.slice(1)} #1`);
-			expect(evaluations).toEqual([['transactionJson', 1]]);
+	it.each([
+		['= {{$json }} ', 'object'],
+		['={{ $json.id }} ', 'text'],
+		['=A-{{ $json.id }}', 'text'],
+		['={{ $json.a }}{{ $json.b }}', 'text'],
+		['={{ $json.id + 1 }}', 'text'],
+		['={{ $json.body.list[0] }}', 'text'],
+	])('evaluates %s with n8n, item by item', async (expression, name) => {
+		for (const reading of await readWith({ read: name, [name]: expression }, items)) {
+			expect(reading.ours).toStrictEqual(reading.n8n);
+			expect(reading.evaluations).toBe(1);
 		}
+	});
+
+	it('reads a fixed value once for all items', async () => {
+		const readings = await readWith({ read: 'text', text: 'Order' }, items);
+		expect(readings.map((reading) => [reading.ours, reading.evaluations])).toEqual([['Order', 0], ['Order', 0], ['Order', 0]]);
 	});
 });
 

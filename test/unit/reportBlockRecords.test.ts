@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { toRawBlock, toSimpleBlock } from '../../nodes/MailingPlatform/helpers/blockRecords';
+import { toRawBlock, toSimpleBlock } from '../../nodes/MailingPlatform/actions/report/blockRecords';
 import { serviceTimeToIso } from '../../nodes/MailingPlatform/helpers/dateTime';
 import { parseXml } from '../../nodes/MailingPlatform/transport/xml';
 

@@ -1,5 +1,5 @@
-import type { Page } from '../../nodes/MailingPlatform/transport/paging';
-import { fetchAllPages } from '../../nodes/MailingPlatform/transport/paging';
+import type { Page } from '../../nodes/MailingPlatform/actions/report/paging';
+import { fetchAllPages } from '../../nodes/MailingPlatform/actions/report/paging';
 
 /** A paged source of numbers 1..total, answering like the service (or worse, per options). */
 function source(total: number, options: { pagesHeader?: boolean; ignorePageIndex?: boolean } = {}) {

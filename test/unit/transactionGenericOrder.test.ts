@@ -1,13 +1,15 @@
 import type { ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 
 import { description } from '../../nodes/MailingPlatform/actions/transaction/create.operation';
-import { getGenericOrderFields } from '../../nodes/MailingPlatform/actions/transaction/genericOrder';
-import { checkGenericOrderContent } from '../../nodes/MailingPlatform/actions/transaction/genericOrderContent';
+import { checkedGenericOrderContent } from '../../nodes/MailingPlatform/genericOrder';
+import { InputProblem } from '../../nodes/MailingPlatform/helpers/values';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 describe('the generic order type’s keys', () => {
-	it('offers every key of the spec with its type to the resource mapper', async () => {
-		const { fields } = await getGenericOrderFields.call({} as ILoadOptionsFunctions);
+	it('offers every key of the spec with its type to the panel’s Content Fields', async () => {
+		const contentFields = description.find((property) => property.name === 'contentFields');
+		const method = contentFields?.typeOptions?.resourceMapper?.resourceMapperMethod as string;
+		const { fields } = await new MailingPlatform().methods.resourceMapping[method as 'getGenericOrderFields'].call({} as ILoadOptionsFunctions);
 		const types = Object.fromEntries(fields.map((field) => [field.id, field.type]));
 
 		// The spec's table names 47 keys; generic_fields.string1 to string10 make 57.
@@ -33,12 +35,19 @@ describe('the generic order type’s keys', () => {
 			'string',
 		]);
 		expect(fields.every((field) => !field.required && field.display)).toBe(true);
-		expect(new MailingPlatform().methods.resourceMapping.getGenericOrderFields).toBe(getGenericOrderFields);
 	});
 });
 
 describe('checking content of the generic order type', () => {
-	const check = (content: Record<string, unknown>, convert = true) => checkGenericOrderContent(content, convert);
+	/** The checked content, or the refusal the item would get. */
+	const check = (content: Record<string, unknown>, convert = true) => {
+		try {
+			return { ok: true, content: checkedGenericOrderContent(content, convert, 'Content') };
+		} catch (error) {
+			if (!(error instanceof InputProblem)) throw error;
+			return { ok: false, problem: error.message, hint: error.hint };
+		}
+	};
 
 	it('converts decimal text to numbers and numbers to text only when conversion is on', () => {
 		const content = { 'order.total': ' 59.90 ', 'order.credit': '-.5', 'order.id': 100234, 'customer.id': true };
@@ -48,7 +57,7 @@ describe('checking content of the generic order type', () => {
 		});
 		expect(check({ 'order.id': 100234 }, false)).toEqual({
 			ok: false,
-			problem: 'order.id must be text, not the number 100234',
+			problem: 'Content: order.id must be text, not the number 100234',
 			hint: 'Turn on Attempt To Convert Types to send it as "100234", or give text.',
 		});
 		expect(content['order.total']).toBe(' 59.90 ');
@@ -59,12 +68,12 @@ describe('checking content of the generic order type', () => {
 			const result = check({ 'order.tax_rate': value });
 			expect(result).toEqual({
 				ok: false,
-				problem: `order.tax_rate must be a number, not the text ${JSON.stringify(value)}`,
+				problem: `Content: order.tax_rate must be a number, not the text ${JSON.stringify(value)}`,
 				hint: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
 			});
 		}
-		expect(check({ order: { total: true } })).toMatchObject({ ok: false, problem: 'order.total must be a number, not true' });
-		expect(check({ 'order.total': Number.NaN })).toMatchObject({ ok: false, problem: 'order.total must be a finite number, not NaN' });
+		expect(check({ order: { total: true } })).toMatchObject({ ok: false, problem: 'Content: order.total must be a number, not true' });
+		expect(check({ 'order.total': Number.NaN })).toMatchObject({ ok: false, problem: 'Content: order.total must be a finite number, not NaN' });
 	});
 
 	it('keeps date-time text as given and writes instants with their offset', () => {
@@ -74,7 +83,7 @@ describe('checking content of the generic order type', () => {
 		});
 		expect(check({ shipping: { 'delivery_date.earliest': '20.11.2026' } })).toEqual({
 			ok: false,
-			problem: 'shipping.delivery_date.earliest must be a date-time, not the text "20.11.2026"',
+			problem: 'Content: shipping.delivery_date.earliest must be a date-time, not the text "20.11.2026"',
 			hint: 'Use ISO 8601 such as 2026-11-20T14:03:00+01:00, or YYYY-MM-DD HH:MM:SS.',
 		});
 	});
@@ -97,12 +106,12 @@ describe('checking content of the generic order type', () => {
 		expect(check({ 'order.items': '[{"title":"Mug"}]' })).toEqual({ ok: true, content: { 'order.items': [{ title: 'Mug' }] } });
 		expect(check({ 'order.items': { title: 'Mug' } })).toEqual({
 			ok: false,
-			problem: 'order.items must be a list of objects, not an object',
+			problem: 'Content: order.items must be a list of objects, not an object',
 			hint: 'Map a list such as [{"title": "Mug", "quantity": 1}], e.g. with an expression over the order’s line items.',
 		});
 		expect(check({ 'order.items': [{ title: 'Mug' }, 'Cup'] })).toMatchObject({
 			ok: false,
-			problem: 'order.items must be a list of objects, but entry 2 is the text "Cup"',
+			problem: 'Content: order.items must be a list of objects, but entry 2 is the text "Cup"',
 		});
 	});
 });

@@ -1,5 +1,5 @@
-import { packBodies, unpackBody } from '../../nodes/MailingPlatform/actions/transaction/packing';
-import { readReport } from '../../nodes/MailingPlatform/actions/transaction/report';
+import type { SendableRecord } from '../../nodes/MailingPlatform/actions/transaction/outcomes';
+import { packBodies } from '../../nodes/MailingPlatform/actions/transaction/packing';
 
 type Transaction = Record<string, unknown>;
 
@@ -38,9 +38,9 @@ function oneByOne(transactions: Transaction[], maxBytes: number) {
 /** What the packer yields, each body read as it comes: the next one is written into the same buffer. */
 const packed = (transactions: Transaction[], maxBytes: number) => {
 	const result = { unserializable: [] as number[], bodies: [] as Array<{ items: number[]; body: string }> };
-	for (const entry of packBodies(transactions.map((transaction, itemIndex) => ({ itemIndex, transaction })), maxBytes)) {
-		if (entry.kind === 'unserializable') result.unserializable.push(entry.itemIndex);
-		else result.bodies.push({ items: [...entry.body.itemIndexes], body: entry.body.bytes.toString('hex') });
+	const records: SendableRecord[] = transactions.map((transaction, itemIndex) => ({ itemIndex, transaction }));
+	for (const body of packBodies(records, () => maxBytes, (record) => result.unserializable.push(record.itemIndex))) {
+		result.bodies.push({ items: body.records.map((record) => record.itemIndex), body: body.bytes.toString('hex') });
 	}
 	return result;
 };
@@ -83,46 +83,5 @@ describe('packing transactions into request bodies', () => {
 	it('packs nothing for no transactions, and one body for one', () => {
 		expect(packed([], 1024)).toEqual({ unserializable: [], bodies: [] });
 		expect(packed([{ a: 'ü' }], 1024)).toEqual({ unserializable: [], bodies: [{ items: [0], body: Buffer.from('[{"a":"ü"}]').toString('hex') }] });
-	});
-
-	it('unpacks a body into the transactions the service receives, paired with their items', () => {
-		const [first] = packBodies([{ itemIndex: 4, transaction: { a: 'ä', b: [1] } }, { itemIndex: 9, transaction: { c: null, d: undefined } }], 1024);
-		const body = first.kind === 'body' ? first.body : { itemIndexes: [], bytes: Buffer.from('[]') };
-		expect(unpackBody(body)).toEqual([
-			{ itemIndex: 4, transaction: { a: 'ä', b: [1] } },
-			{ itemIndex: 9, transaction: { c: null } },
-		]);
-	});
-});
-
-describe('reading the report of a request', () => {
-	it('accepts both wrappers and both forms of queued, always giving booleans', () => {
-		expect(readReport('{"report":[{"contact":{"id":1},"queued":"true"},{"contact":{"id":2},"queued":"false","message":"no"}]}', 2)).toEqual({
-			ok: true,
-			entries: [
-				{ queued: true, contact: { id: 1 } },
-				{ queued: false, contact: { id: 2 }, message: 'no' },
-			],
-		});
-		expect(readReport('{"reports":[{"contact":{"email":"a@b.c"},"queued":true}]}', 1)).toEqual({
-			ok: true,
-			entries: [{ queued: true, contact: { email: 'a@b.c' } }],
-		});
-	});
-
-	it('refuses to guess when the number of entries does not match', () => {
-		expect(readReport('{"reports":[{"queued":true}]}', 2)).toEqual({
-			ok: false,
-			problem: 'the answer has 1 report entries for 2 transactions sent',
-		});
-	});
-
-	it('refuses unreadable answers and queued values', () => {
-		expect(readReport('<html/>', 1)).toEqual({ ok: false, problem: 'the answer is not JSON' });
-		expect(readReport('{"result":[]}', 0).ok).toBe(false);
-		expect(readReport('{"reports":[{"queued":"yes"}]}', 1)).toEqual({
-			ok: false,
-			problem: 'report entry 1 has no readable "queued" value',
-		});
 	});
 });

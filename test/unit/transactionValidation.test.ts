@@ -1,31 +1,34 @@
-import {
-	JSON_LABELS,
-	base64DecodedBytes,
-	isExecutable,
-	transactionProblem,
-} from '../../nodes/MailingPlatform/actions/transaction/validation';
+import { base64DecodedBytes, isExecutable } from '../../nodes/MailingPlatform/actions/transaction/attachments';
+import { checkedTransaction, JSON_LABELS } from '../../nodes/MailingPlatform/actions/transaction/shape';
+import { InputProblem } from '../../nodes/MailingPlatform/helpers/values';
+
+/** The refusal's message, or undefined when the transaction passes. */
+function transactionProblem(transaction: unknown): string | undefined {
+	try {
+		checkedTransaction(transaction, JSON_LABELS);
+		return undefined;
+	} catch (error) {
+		if (!(error instanceof InputProblem)) throw error;
+		return error.message;
+	}
+}
 
 describe('checking a transaction before sending', () => {
 	const valid = { type: 1, contact: { email: 'anna@example.com' }, content: { 'order.total': 1 } };
 
 	it('accepts the contact form, the import form with content inside import, and a type by name', () => {
-		expect(transactionProblem(valid, JSON_LABELS)).toBeUndefined();
-		expect(
-			transactionProblem(
-				{ typeName: 'generic order', import: { contact: { email: 'new@example.com', permission: 6 }, content: {} } },
-				JSON_LABELS,
-			),
-		).toBeUndefined();
+		expect(transactionProblem(valid)).toBeUndefined();
+		expect(transactionProblem({ typeName: 'generic order', import: { contact: { email: 'new@example.com', permission: 6 }, content: {} } })).toBeUndefined();
 	});
 
 	it('names the field that is wrong', () => {
-		expect(transactionProblem({ ...valid, type: undefined }, JSON_LABELS)).toBe(
+		expect(transactionProblem({ ...valid, type: undefined })).toBe(
 			'"type" or "typeName" is missing: set the transaction type by ID or by name',
 		);
-		expect(transactionProblem({ ...valid, type: '1' }, JSON_LABELS)).toContain('positive whole number');
-		expect(transactionProblem({ ...valid, contact: { email: ' ', id: 0 } }, JSON_LABELS)).toContain('"contact" (or "import.contact") is missing');
-		expect(transactionProblem({ ...valid, content: [] }, JSON_LABELS)).toBe('"content" must be a JSON object');
-		expect(transactionProblem([valid], JSON_LABELS)).toBe('The transaction must be a JSON object');
+		expect(transactionProblem({ ...valid, type: '1' })).toContain('positive whole number');
+		expect(transactionProblem({ ...valid, contact: { email: ' ', id: 0 } })).toContain('"contact" (or "import.contact") is missing');
+		expect(transactionProblem({ ...valid, content: [] })).toBe('"content" must be a JSON object');
+		expect(transactionProblem([valid])).toBe('The transaction must be a JSON object');
 	});
 
 	it('refuses permission 1 and values outside 2 to 6', () => {
@@ -34,9 +37,9 @@ describe('checking a transaction before sending', () => {
 			import: { contact: { email: 'new@example.com', permission } },
 			content: {},
 		});
-		expect(transactionProblem(withPermission(1), JSON_LABELS)).toContain('is 1 (none)');
+		expect(transactionProblem(withPermission(1))).toContain('is 1 (none)');
 		for (const permission of [0, 7, 2.5, '3', undefined]) {
-			expect(transactionProblem(withPermission(permission), JSON_LABELS)).toBe(
+			expect(transactionProblem(withPermission(permission))).toBe(
 				'"import.contact.permission" must be a whole number from 2 to 6',
 			);
 		}
@@ -47,10 +50,10 @@ describe('checking a transaction before sending', () => {
 			...valid,
 			attachments: [{ filename, mimetype, data: Buffer.alloc(bytes).toString('base64') }],
 		});
-		expect(transactionProblem(attach('invoice.pdf', 'application/pdf', 1_000_000), JSON_LABELS)).toBeUndefined();
-		expect(transactionProblem(attach('invoice.pdf', 'application/pdf', 1_000_001), JSON_LABELS)).toContain('1,000,001 bytes');
-		expect(transactionProblem(attach('INSTALL.EXE', 'application/pdf', 10), JSON_LABELS)).toContain('executable');
-		expect(transactionProblem({ ...valid, attachments: [{ filename: 'a.pdf' }] }, JSON_LABELS)).toContain('needs "filename"');
+		expect(transactionProblem(attach('invoice.pdf', 'application/pdf', 1_000_000))).toBeUndefined();
+		expect(transactionProblem(attach('invoice.pdf', 'application/pdf', 1_000_001))).toContain('1,000,001 bytes, more than 1,000,000 bytes');
+		expect(transactionProblem(attach('INSTALL.EXE', 'application/pdf', 10))).toContain('executable');
+		expect(transactionProblem({ ...valid, attachments: [{ filename: 'a.pdf' }] })).toContain('needs "filename"');
 	});
 
 	it('judges executables by extension and by MIME type', () => {

@@ -95,7 +95,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 
 			expect(result.main[0]).toMatchObject({ queued: true });
 			expect(result.main[1].error).toContain('more than 1,000,000 bytes');
-			expect(result.main[2].error).toContain('"setup.exe" (application/pdf) in "invoice" is an executable file');
+			expect(result.main[2].error).toBe('Attachment Binary Properties: "setup.exe" (application/pdf) is an executable file, which the service does not allow');
 			expect(result.main[3].error).toContain('is an executable file');
 			expect(result.main[4].error).toBe('Attachment Binary Properties: the item has no binary property "invoice"');
 			const [queued] = double().transactions.queued;
@@ -135,7 +135,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 
 		expect(result.main.map((json) => json.queued ?? json.error)).toEqual([
 			true,
-			'Contact ID must be the platform\'s numeric contact ID, not "C-1002"',
+			'Contact ID must be a whole number of at least 0, not "C-1002"',
 			true,
 		]);
 		expect(double().transactions.queued.map((queued) => queued.transaction?.contact)).toEqual([

@@ -40,6 +40,21 @@ describe('transaction › create in a workflow: service answers and failures', (
 		]);
 	});
 
+	it.each([
+		['<html/>', 'the answer is not JSON'],
+		['{"result":[]}', 'the answer has no "reports" or "report" list'],
+		['{"reports":[{"queued":true}]}', 'the answer has 1 report entries for 2 transactions sent'],
+		['{"reports":[{"queued":true},{"queued":"yes"}]}', 'report entry 2 has no readable "queued" value'],
+	])('does not guess from an unreadable report (%s): both items fail, their outcome unknown', async (body, problem) => {
+		double().faults.failNext(1, 200, { body, contentType: 'application/json', match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)], onError: 'continueRegularOutput' });
+
+		const error = `The service's report could not be matched to the transactions sent: ${problem} (items 0 to 1, 2 transactions)`;
+		expect(result.main.map((json) => json.error)).toEqual([error, error]);
+		expect(result.main[0].message).toContain('some of these transactions may have been queued');
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+	});
+
 	it('keeps not-queued transactions as data, with the service’s message for a number given as text', async () => {
 		const asText = { ...order(1), content: { 'order.id': 'A-1', 'order.total': '19.50' } };
 		const result = await runNode({

@@ -1,25 +1,46 @@
 import { DateTime } from 'luxon';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { InputProblem, isEmpty } from './input';
-import { isPlainObject } from './objects';
+import { thousands } from './numbers';
+import { InputProblem, isEmpty, isPlainObject } from './values';
 
 /**
- * The one place parameters are read. An expression can give text where a field holds a number,
- * a boolean or a date, so typed and computed values go through the same checks; a refusal is an
- * `InputProblem` naming the field, and the caller adds the item.
+ * Reading the node's parameters: only this module, the router and the trigger call
+ * `getNodeParameter`. An expression can give text where a field holds a number, a boolean or a
+ * date, so typed and computed values go through the same checks; a refusal is an `InputProblem`
+ * naming the field, and the caller adds the item.
  */
 
 export type Reader<T> = (itemIndex: number) => T;
 
-/** `{{ $json }}`, `{{ $json.order.id }}` or `{{ $json.content["order.id"] }}`: the item itself (Transaction JSON's default), or a field of it. */
-const ITEM_FIELD = /^=\s*\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[\s*"[^"\\]*"\s*\]|\[\s*'[^'\\]*'\s*\])*)\s*\}\}\s*$/;
+/** A parameter of one item, as n8n evaluates it. */
+export function parameter<T>(context: IExecuteFunctions, name: string, itemIndex: number, fallback: T): T {
+	return context.getNodeParameter(name, itemIndex, fallback) as T;
+}
+
+/**
+ * `={{ $json }}`, `={{ $json.order.id }}` or `={{ $json.content["order.id"] }}` and nothing around
+ * it: n8n gives the item, or the field, itself (text around it would make the result text).
+ */
+const ITEM_FIELD = /^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*|\[\s*"[^"\\]*"\s*\]|\[\s*'[^'\\]*'\s*\])*)\s*\}\}$/;
 const FIELD_STEP = /\.([A-Za-z_$][\w$]*)|\[\s*"([^"]*)"\s*\]|\[\s*'([^']*)'\s*\]/g;
 
 function fieldAt(json: unknown, path: readonly string[]): unknown {
 	let value = json;
 	for (const key of path) value = isPlainObject(value) ? value[key] : undefined;
 	return value;
+}
+
+/** The value as the workflow stores it (an expression unevaluated), or undefined when the parameter is not set. */
+function storedValue(context: IExecuteFunctions, name: string): unknown {
+	let value: unknown = context.getNode().parameters;
+	for (const key of name.split('.')) value = isPlainObject(value) ? value[key] : undefined;
+	return value;
+}
+
+/** Whether an optional parameter, such as an option of a collection, is set; nothing is evaluated. */
+export function isSet(context: IExecuteFunctions, name: string): boolean {
+	return storedValue(context, name) !== undefined;
 }
 
 function holdsExpression(value: unknown): boolean {
@@ -29,26 +50,22 @@ function holdsExpression(value: unknown): boolean {
 }
 
 /**
- * A parameter of a node that reads all items at once: read once when it is a fixed value, per
- * item only when it holds an expression (anywhere inside, as in a resource mapper's values),
- * and taken from the item without evaluating anything when it is `{{ $json }}` or a plain field
- * path such as `{{ $json.content["order.id"] }}` (80 µs per evaluation by n8n's engine, mostly setting up its
- * context). 100,000 items then cost one read, or none, instead of 100,000 evaluations.
+ * A parameter for every item of a node that reads all items at once: read once when it is a
+ * fixed value, per item only when it holds an expression (anywhere inside, as in a resource
+ * mapper's values), and taken from the item without evaluating anything when it is one of the
+ * item field paths above, which tests hold to n8n's own result. n8n's engine takes about 80 µs
+ * per evaluation, so 100,000 items then cost one read, or none, instead of 8 s.
  */
 export function readerFor<T>(context: IExecuteFunctions, name: string, fallback: T): Reader<T> {
-	let raw: unknown = context.getNode().parameters;
-	for (const key of name.split('.')) raw = isPlainObject(raw) ? raw[key] : undefined;
-	raw ??= fallback;
+	const raw = storedValue(context, name) ?? fallback;
 	const field = typeof raw === 'string' ? ITEM_FIELD.exec(raw) : null;
 	if (field !== null) {
 		const items = context.getInputData();
 		const path = [...field[1].matchAll(FIELD_STEP)].map((step) => step[1] ?? step[2] ?? step[3]);
 		return (itemIndex) => fieldAt(items[itemIndex].json, path) as T;
 	}
-	if (holdsExpression(raw)) {
-		return (itemIndex) => context.getNodeParameter(name, itemIndex, fallback) as T;
-	}
-	const value = context.getNodeParameter(name, 0, fallback) as T;
+	if (holdsExpression(raw)) return (itemIndex) => parameter(context, name, itemIndex, fallback);
+	const value = parameter(context, name, 0, fallback);
 	return () => value;
 }
 
@@ -72,20 +89,29 @@ export function parseJsonObject(value: unknown, label: string): Record<string, u
 	return parsed;
 }
 
+function rangeText(min: number, max: number): string {
+	if (min <= Number.MIN_SAFE_INTEGER && max >= Number.MAX_SAFE_INTEGER) return 'a whole number';
+	if (max >= Number.MAX_SAFE_INTEGER) return `a whole number of at least ${thousands(min)}`;
+	return `a whole number from ${thousands(min)} to ${thousands(max)}`;
+}
+
 /** An integer within `min`..`max`, given as a number or as digits ("12" is fine, "12a" is not). */
-export function readInteger(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function readInteger(value: unknown, field: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, hint?: string): number {
 	const text = typeof value === 'string' ? value.trim() : value;
-	const number =
-		typeof text === 'number' ? text : typeof text === 'string' && /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
-	const range = max === Number.MAX_SAFE_INTEGER ? `a whole number of at least ${min}` : `a whole number from ${min} to ${max}`;
-	if (text === undefined || text === null || text === '') throw new InputProblem(`${field} is empty`, `Enter ${range} in ${field}.`);
-	if (!Number.isSafeInteger(number)) {
-		throw new InputProblem(`${field} must be ${range}, not ${shown(value)}`, `Enter ${range} in ${field}.`);
-	}
-	if (number < min || number > max) {
-		throw new InputProblem(`${field} must be ${range}, not ${number}`, `Enter ${range} in ${field}.`);
-	}
-	return number;
+	const number = typeof text === 'number' ? text : typeof text === 'string' && /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
+	if (Number.isSafeInteger(number) && number >= min && number <= max) return number;
+	const range = rangeText(min, max);
+	const fix = hint ?? `Enter ${range} in ${field}.`;
+	if (isEmpty(text)) throw new InputProblem(`${field} is empty`, fix);
+	if (!Number.isSafeInteger(number)) throw new InputProblem(`${field} must be ${range}, not ${shown(value)}`, fix);
+	throw new InputProblem(`${field} must be ${range}, not ${thousands(number)}`, fix);
+}
+
+/** `readInteger`, or undefined when the field is empty or holds `none` (a number field's unset 0). */
+export function readOptionalInteger(value: unknown, field: string, none: number | undefined, min?: number, max?: number, hint?: string): number | undefined {
+	if (isEmpty(value)) return undefined;
+	const number = readInteger(value, field, min, max, hint);
+	return number === none ? undefined : number;
 }
 
 /** A boolean, or the strings "true"/"false" an expression may give. */

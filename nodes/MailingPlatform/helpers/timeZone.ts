@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, isTimeZone } from '../../../credentials/MailingPlatformApi.credentials';
+import { InputProblem } from './values';
 
 /**
  * The platform account's time zone, in which the service writes and reads every wall-clock
@@ -12,10 +12,10 @@ export async function platformTimeZone(this: IExecuteFunctions | IPollFunctions)
 	const configured = String(credentials.platformTimeZone ?? '').trim();
 	if (configured === '') return this.getTimezone();
 	if (!isTimeZone(configured)) {
-		throw new NodeOperationError(this.getNode(), `Platform Time Zone "${configured}" in the credential is not a time zone`, {
-			description:
-				'Enter the account’s zone as an IANA name such as Europe/Berlin (it is shown in the platform’s account settings), or leave it empty to use the workflow’s timezone.',
-		});
+		throw new InputProblem(
+			`Platform Time Zone "${configured}" in the credential is not a time zone`,
+			'Enter the account’s zone as an IANA name such as Europe/Berlin (it is shown in the platform’s account settings), or leave it empty to use the workflow’s timezone.',
+		);
 	}
 	return configured;
 }

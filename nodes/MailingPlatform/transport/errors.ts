@@ -20,15 +20,22 @@ export interface ServiceErrorDetails {
 	message: string;
 	description?: string;
 	httpCode?: number | string;
+	/** The service received the request and may have acted on it; its answer is unknown or unreadable. */
+	outcomeUnknown?: boolean;
+}
+
+/** This package's `NodeApiError`: says whether the service may have acted on the request. */
+export class ServiceError extends NodeApiError {
+	outcomeUnknown = false;
 }
 
 /**
  * The one builder of this package's `NodeApiError`: from the service's answer and our own
  * words only, so no request header (and no credential) can leak into it.
  */
-export function serviceError(context: ServiceContext, details: ServiceErrorDetails, itemIndex?: number): NodeApiError {
+export function serviceError(context: ServiceContext, details: ServiceErrorDetails, itemIndex?: number): ServiceError {
 	const httpCode = details.httpCode === undefined ? undefined : String(details.httpCode);
-	const error = new NodeApiError(
+	const error = new ServiceError(
 		context.getNode(),
 		{ message: details.message, description: details.description ?? '', httpCode: httpCode ?? '' } as JsonObject,
 		{ message: details.message, description: details.description, httpCode, itemIndex },
@@ -36,5 +43,6 @@ export function serviceError(context: ServiceContext, details: ServiceErrorDetai
 	// NodeApiError swaps messages naming a network code for a generic "retry" text; ours are
 	// precise about what happened and whether it is safe to retry, so they stay.
 	error.message = details.message;
+	error.outcomeUnknown = details.outcomeUnknown === true;
 	return error;
 }

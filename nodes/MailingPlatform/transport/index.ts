@@ -2,7 +2,7 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-
 import { sleep } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatformApi.credentials';
-import type { ErrorDescriptions, ServiceContext } from './errors';
+import type { ErrorDescriptions, ServiceContext, ServiceErrorDetails } from './errors';
 import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
 import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs } from './retry';
 import { errorAnswerMessage } from './serviceText';
@@ -118,7 +118,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 		ignoreHttpStatusErrors: true,
 		timeout: REQUEST_TIMEOUT_MS,
 	};
-	const fail = (details: { message: string; description?: string; httpCode?: number }, attempts: number) =>
+	const fail = (details: ServiceErrorDetails, attempts: number) =>
 		serviceError(
 			this,
 			{ ...details, description: [details.description, attemptsMade(attempts)].filter(Boolean).join(' ') },
@@ -153,6 +153,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 					: {
 							message: 'The connection broke after the request was sent; its outcome is unknown',
 							description: `${code}. The service may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
+							outcomeUnknown: true,
 						},
 				attempt,
 			);
@@ -176,6 +177,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 					message: `${answered}; the request's outcome is unknown`,
 					description: `The service answered ${status} after receiving the request, so it may or may not have processed it. It was not sent again, to avoid doing it twice. Check in the platform before you run it again.`,
 					httpCode: status,
+					outcomeUnknown: true,
 				},
 				attempt,
 			);

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../helpers/objects';
+import { isPlainObject } from '../helpers/values';
 import { decodeXmlText, parseXml } from './xml';
 
 /**

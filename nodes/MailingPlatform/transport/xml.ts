@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from '../../../bundled/fastXmlParser';
 import type { IDataObject } from 'n8n-workflow';
 
-import { isPlainObject } from '../helpers/objects';
+import { isPlainObject } from '../helpers/values';
 
 /**
  * The service's XML vocabulary, from the API spec. Everything XML passes through `parseXml`,

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../../nodes/MailingPlatform/helpers/objects';
+import { isPlainObject } from '../../../nodes/MailingPlatform/helpers/values';
 import type { FaultInjector } from '../faults';
 import type { DoubleRequest, DoubleResponse } from '../http';
 import { jsonResponse, xmlError } from '../http';

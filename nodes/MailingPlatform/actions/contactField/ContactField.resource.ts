@@ -1,25 +1,9 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { defineResource } from '../resource';
 import * as rename from './rename.operation';
 
-export { rename };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['contactField'] } },
-		options: [
-			{
-				name: 'Rename',
-				value: 'rename',
-				description: 'Rename a custom contact field, keeping its type and values',
-				action: 'Rename a custom contact field',
-			},
-		],
-		default: 'rename',
+export const contactField = defineResource({ name: 'Contact Field', value: 'contactField' }, 'rename', {
+	rename: {
+		...rename,
+		label: { name: 'Rename', description: 'Rename a custom contact field, keeping its type and values', action: 'Rename a custom contact field' },
 	},
-	...rename.description,
-];
+});

@@ -1,8 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { InputProblem } from '../../helpers/input';
-import { runPerItem } from '../../helpers/perItem';
+import { InputProblem } from '../../helpers/values';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
+import { parameter as readParameter } from '../../helpers/parameters';
 import { apiRequest } from '../../transport';
 
 export const description: INodeProperties[] = showFor('contactField', 'rename', [
@@ -27,13 +29,10 @@ export const description: INodeProperties[] = showFor('contactField', 'rename', 
 	},
 ]);
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
-		const fieldName = (parameter: 'oldName' | 'newName', label: string) => {
-			const value = String(this.getNodeParameter(parameter, itemIndex, '') ?? '').trim();
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
+		const fieldName = (name: 'oldName' | 'newName', label: string) => {
+			const value = String(readParameter<unknown>(this, name, itemIndex, '') ?? '').trim();
 			if (value === '') {
 				throw new InputProblem(`${label} is empty`, `Enter the ${label.toLowerCase()} of the custom contact field.`);
 			}

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { runPerItem } from '../../helpers/perItem';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
 import { apiRequest } from '../../transport';
 import { mailingIdProperty, readMailingId } from './mailingId';
 
@@ -17,12 +18,12 @@ interface CheckKind {
 /** The message size and bounce checks behave identically; only their name and path differ. */
 export function startCheckOperation(kind: CheckKind): {
 	description: INodeProperties[];
-	execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[]>;
+	execute: (this: IExecuteFunctions, policy: FailurePolicy) => Promise<INodeExecutionData[]>;
 } {
 	const description = showFor('mailing', kind.operation, [mailingIdProperty]);
 
-	async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-		return await runPerItem.call(this, items, async (itemIndex) => {
+	async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+		return await runPerItem(this, policy, async (itemIndex) => {
 			const mailingId = readMailingId.call(this, itemIndex);
 			await apiRequest.call(this, {
 				method: 'POST',

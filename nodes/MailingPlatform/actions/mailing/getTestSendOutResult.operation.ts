@@ -1,16 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { isPlainObject } from '../../helpers/objects';
-import { runPerItem } from '../../helpers/perItem';
+import { isPlainObject } from '../../helpers/values';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
 import { xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
 import { mailingIdProperty, readMailingId } from './mailingId';
 
 export const description: INodeProperties[] = showFor('mailing', 'getTestSendOutResult', [mailingIdProperty]);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
 		const mailingId = readMailingId.call(this, itemIndex);
 		const { data } = await xmlRequest.call(this, {
 			method: 'GET',

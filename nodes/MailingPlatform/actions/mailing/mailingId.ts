@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readInteger } from '../../helpers/parameters';
+import { parameter, readInteger } from '../../helpers/parameters';
 
 export const mailingIdProperty: INodeProperties = {
 	displayName: 'Mailing ID',
@@ -14,5 +14,5 @@ export const mailingIdProperty: INodeProperties = {
 };
 
 export function readMailingId(this: IExecuteFunctions, itemIndex: number): number {
-	return readInteger(this.getNodeParameter('mailingId', itemIndex), 'Mailing ID', 1);
+	return readInteger(parameter<unknown>(this, 'mailingId', itemIndex, undefined), 'Mailing ID', 1);
 }

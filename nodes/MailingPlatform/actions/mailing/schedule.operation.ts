@@ -1,7 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { runPerItem } from '../../helpers/perItem';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
+import { parameter as readParameter } from '../../helpers/parameters';
 import { platformTimeZone } from '../../helpers/timeZone';
 import { apiRequest } from '../../transport';
 import type { ScheduleInput } from './scheduleParameters';
@@ -153,13 +155,13 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 
 const INPUT_NAMES = Object.keys(FIELD_LABELS) as Array<keyof typeof FIELD_LABELS>;
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
 		const zones = { workflow: this.getTimezone(), platform: await platformTimeZone.call(this) };
 		const mailingId = readMailingId.call(this, itemIndex);
 		const input: ScheduleInput = {};
 		// Parameters hidden for the chosen option are absent: read them as not set.
-		for (const name of INPUT_NAMES) input[name] = this.getNodeParameter(name, itemIndex, null);
+		for (const name of INPUT_NAMES) input[name] = readParameter<unknown>(this, name, itemIndex, null);
 		const schedule = buildSchedule(input, zones);
 
 		// The answer's body is not specified: only the status counts.

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { IDataObject } from 'n8n-workflow';
 
-import { InputProblem, isEmpty } from '../../helpers/input';
+import { InputProblem, isEmpty } from '../../helpers/values';
 import { readBoolean, readChoice, readDateTime, readInteger } from '../../helpers/parameters';
 import * as rules from './scheduleRules';
 

@@ -1,41 +1,23 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import { defineResource } from '../resource';
 import * as countBlocks from './countBlocks.operation';
 import * as getBlocks from './getBlocks.operation';
 import * as getUnsubscriptionReasons from './getUnsubscriptionReasons.operation';
 
-export { countBlocks, getBlocks, getUnsubscriptionReasons };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['report'] } },
-		options: [
-			{
-				name: 'Count Blocks',
-				value: 'countBlocks',
-				description: 'Count the block-status changes of contacts that match the filters',
-				action: 'Count block status changes',
-			},
-			{
-				name: 'Get Blocks',
-				value: 'getBlocks',
-				description: 'Get the block-status changes of contacts (blocked or unblocked)',
-				action: 'Get block status changes',
-			},
-			{
-				name: 'Get Unsubscription Reasons',
-				value: 'getUnsubscriptionReasons',
-				description: 'Get the reasons contacts gave for unsubscribing, with how often each was given',
-				action: 'Get unsubscription reasons',
-			},
-		],
-		default: 'getBlocks',
+export const report = defineResource({ name: 'Report', value: 'report' }, 'getBlocks', {
+	getBlocks: {
+		...getBlocks,
+		label: { name: 'Get Blocks', description: 'Get the block-status changes of contacts (blocked or unblocked)', action: 'Get block status changes' },
 	},
-	...getBlocks.description,
-	...countBlocks.description,
-	...getUnsubscriptionReasons.description,
-];
+	countBlocks: {
+		...countBlocks,
+		label: { name: 'Count Blocks', description: 'Count the block-status changes of contacts that match the filters', action: 'Count block status changes' },
+	},
+	getUnsubscriptionReasons: {
+		...getUnsubscriptionReasons,
+		label: {
+			name: 'Get Unsubscription Reasons',
+			description: 'Get the reasons contacts gave for unsubscribing, with how often each was given',
+			action: 'Get unsubscription reasons',
+		},
+	},
+});

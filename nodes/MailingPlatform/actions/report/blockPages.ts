@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { toRawBlock } from '../../helpers/blockRecords';
+import { toRawBlock } from './blockRecords';
 import type { QueryParameters, ServiceContext } from '../../transport';
-import type { PageFetcher } from '../../transport/paging';
-import { reportPages } from '../../transport/reportPage';
+import type { PageFetcher } from './paging';
+import { reportPages } from './reportPages';
 import { BLOCK_FILTER_ERRORS } from './filters';
 
 /**

@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { isPlainObject } from '../../helpers/objects';
-import { runPerItem } from '../../helpers/perItem';
+import { isPlainObject } from '../../helpers/values';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
 import { describeRequest, xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
 import { oneLine } from '../../transport/serviceText';
@@ -26,8 +27,8 @@ function findCount(data: IDataObject): number | undefined {
 	return undefined;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
 		const request = {
 			method: 'GET',
 			path: ['reports', 'blocks', 'count'],

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { InputProblem, isEmpty } from '../../helpers/input';
-import { splitList } from '../../helpers/lists';
-import { readDateTime } from '../../helpers/parameters';
+import { InputProblem, isEmpty, splitList } from '../../helpers/values';
+import { parameter, readDateTime } from '../../helpers/parameters';
 import type { QueryParameters } from '../../transport';
 
 const fromDate: INodeProperties = {
@@ -178,7 +177,7 @@ export function periodQuery(filters: IDataObject, timeZone: string): { from_date
 
 /** The block report's query for one item's filters. */
 export function blockFilterQuery(context: IExecuteFunctions, itemIndex: number): QueryParameters {
-	const filters = context.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const filters = parameter<IDataObject>(context, 'filters', itemIndex, {});
 	const contactIds = splitList(filters.contactIds);
 	const badId = contactIds.find((id) => !/^\d+$/.test(id));
 	if (badId !== undefined) {

@@ -1,9 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { toSimpleBlock } from '../../helpers/blockRecords';
-import { runPerItem } from '../../helpers/perItem';
+import { toSimpleBlock } from './blockRecords';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
 import { platformTimeZone } from '../../helpers/timeZone';
+import { parameter } from '../../helpers/parameters';
 import { blockPages } from './blockPages';
 import { blockFilterQuery, blockFiltersAndOutput } from './filters';
 import { fetchReport, pagingProperties } from './paging';
@@ -21,11 +23,11 @@ export const description: INodeProperties[] = showFor('report', 'getBlocks', [
 	},
 ]);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
 		const timeZone = await platformTimeZone.call(this);
 		const query = blockFilterQuery(this, itemIndex);
-		const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
+		const simplify = parameter(this, 'simplify', itemIndex, true);
 		const blocks = await fetchReport.call(this, itemIndex, blockPages(this, query, timeZone, itemIndex));
 		return simplify ? blocks.map(toSimpleBlock) : blocks;
 	});

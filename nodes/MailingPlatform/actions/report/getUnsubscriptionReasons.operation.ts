@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import { runPerItem } from '../../helpers/perItem';
-import { reportPages } from '../../transport/reportPage';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { runPerItem } from '../../helpers/itemResults';
+import { parameter } from '../../helpers/parameters';
+import { reportPages } from './reportPages';
 import { periodFilters, periodQuery } from './filters';
 import { fetchReport, pagingProperties } from './paging';
 
@@ -30,15 +32,15 @@ export const description: INodeProperties[] = showFor('report', 'getUnsubscripti
 	periodFilters,
 ]);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	return await runPerItem.call(this, items, async (itemIndex) => {
-		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	return await runPerItem(this, policy, async (itemIndex) => {
+		const filters = parameter<IDataObject>(this, 'filters', itemIndex, {});
 		const request = {
 			path: ['reports', 'unsubscriptions', 'reasons'],
 			query: {
 				...periodQuery(filters, this.getTimezone()),
-				order: this.getNodeParameter('orderBy', itemIndex, 'count') as string,
-				asc: this.getNodeParameter('ascending', itemIndex) as boolean,
+				order: parameter(this, 'orderBy', itemIndex, 'count'),
+				asc: parameter(this, 'ascending', itemIndex, false),
 			},
 			listElement: 'unsubscription_reasons',
 			itemIndex,

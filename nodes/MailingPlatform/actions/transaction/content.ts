@@ -1,10 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { InputProblem, isEmpty } from '../../helpers/input';
-
-import { GENERIC_ORDER_KEYS } from './genericOrder';
-import { checkGenericOrderContent, valueAt } from './genericOrderContent';
+import { InputProblem, isEmpty } from '../../helpers/values';
 import { parseJsonObject, readerFor } from '../../helpers/parameters';
+import { checkedGenericOrderContent, GENERIC_ORDER_KEYS, valueAt } from '../../genericOrder';
 
 /** What n8n stores for a resource mapper parameter, as far as content needs it. */
 interface MappedFields {
@@ -18,51 +16,35 @@ interface ExtraFields {
 }
 
 export const CONTENT_LABEL = 'Content';
-export const MAPPED_LABEL = 'Content Fields';
-const EXTRA_LABEL = 'Extra Content Fields';
 
 /** Mapped values with the empty ones left out: the keys the user gave a value, flat as the spec shows them. */
 function mappedValues(fields: MappedFields, item: IDataObject): Record<string, unknown> {
 	const content: Record<string, unknown> = {};
-	if (fields.mappingMode === 'autoMapInputData') {
-		for (const key of GENERIC_ORDER_KEYS.keys()) {
-			const value = valueAt(item, key);
-			if (!isEmpty(value)) content[key] = value;
-		}
-		return content;
-	}
-	for (const [key, value] of Object.entries(fields.value ?? {})) {
-		if (!isEmpty(value)) content[key] = value;
-	}
+	const source = fields.mappingMode === 'autoMapInputData' ? [...GENERIC_ORDER_KEYS.keys()].map((key) => [key, valueAt(item, key)] as const) : Object.entries(fields.value ?? {});
+	for (const [key, value] of source) if (!isEmpty(value)) content[key] = value;
 	return content;
 }
 
-/** Reads the content of one item in Fields input mode: the Content JSON, or the mapped fields checked and converted. */
-export function contentReader(context: IExecuteFunctions, validateJson: boolean) {
+/** The content of one item in Fields input mode: the Content JSON, or the mapped fields checked and converted. */
+export function contentReader(context: IExecuteFunctions, validateJson: boolean): (itemIndex: number) => Record<string, unknown> {
 	const mode = readerFor(context, 'contentMode', 'json');
 	const json = readerFor<unknown>(context, 'content', '{}');
 	const mapped = readerFor<MappedFields>(context, 'contentFields', {});
 	const extra = readerFor<ExtraFields>(context, 'extraContentFields', {});
+	const items = context.getInputData();
 
-	return (itemIndex: number, item: IDataObject): Record<string, unknown> => {
+	return (itemIndex) => {
 		if (mode(itemIndex) !== 'mapped') {
 			const content = parseJsonObject(json(itemIndex), CONTENT_LABEL);
-			return validateJson ? checked(content, true, CONTENT_LABEL) : content;
+			return validateJson ? checkedGenericOrderContent(content, true, CONTENT_LABEL) : content;
 		}
 		const fields = mapped(itemIndex) ?? {};
-		const content = mappedValues(fields, item);
+		const content = mappedValues(fields, items[itemIndex].json);
 		for (const { key, value } of extra(itemIndex)?.field ?? []) {
 			const name = String(key ?? '').trim();
-			if (name === '') throw new InputProblem(`${EXTRA_LABEL}: an entry has no key`, 'Give the entry a key, or remove it.');
+			if (name === '') throw new InputProblem('Extra Content Fields: an entry has no key', 'Give the entry a key, or remove it.');
 			if (!isEmpty(value)) content[name] = value;
 		}
-		return checked(content, fields.attemptToConvertTypes !== false, MAPPED_LABEL);
+		return checkedGenericOrderContent(content, fields.attemptToConvertTypes !== false, 'Content Fields');
 	};
-}
-
-/** The content with the generic order type's keys checked, or a refusal naming the key and the value. */
-export function checked(content: Record<string, unknown>, convert: boolean, label: string): Record<string, unknown> {
-	const result = checkGenericOrderContent(content, convert);
-	if (!result.ok) throw new InputProblem(`${label}: ${result.problem}`, result.hint);
-	return result.content;
 }

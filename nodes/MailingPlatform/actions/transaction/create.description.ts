@@ -2,8 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { contentProperties } from './content.description';
-import { SPEC_MAX_REQUEST_BYTES } from './packing';
-import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE } from './settings';
+
+/** The spec's limit of one request body. */
+export const SPEC_MAX_REQUEST_BYTES = 9_000_000;
+export const DEFAULT_HISTORY_SIZE = 10_000;
+/** n8n's store reads and writes a node's whole history at once: a bound keeps that row small. */
+export const MAX_HISTORY_SIZE = 1_000_000;
 
 const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
 	properties.map((property) => ({

@@ -1,96 +1,69 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { InputProblem } from '../../helpers/input';
-import { thousands } from '../../helpers/numbers';
-import { failedItemJson } from '../../helpers/perItem';
-import { firstOfEachKey, sentKeys, skipSentKeys } from './deduplication';
-import { ItemResults, requestError } from './outputs';
-import type { Body, Packed, PreparedTransaction } from './packing';
-import { packBodies, unpackBody } from './packing';
-import { prepareTransactions } from './prepare';
-import { transactionPoster } from './request';
-import { Sender } from './sending';
-import type { CreateSettings } from './settings';
-import { readCreateSettings } from './settings';
+import type { FailurePolicy } from '../../helpers/itemResults';
+import { itemError, outputItems, paired } from '../../helpers/itemResults';
+import { isSet, readerFor, readInteger } from '../../helpers/parameters';
+import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
+import { buildRecords } from './build';
+import { sendOnce, skipRepeatedKeys } from './deduplication';
+import { outcomeRenderer, settled, unsettled } from './outcomes';
+import { Sender, transactionPoster } from './sender';
 
 export { description } from './create.description';
 
-/**
- * item -> transaction -> (not sent before) -> body -> request -> report -> item: every input item
- * ends as exactly one output item, paired with it.
- */
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const settings = readCreateSettings(this);
-	const results = new ItemResults(items.length, {
-		errorOutput: settings.errorOutput,
-		deduplicated: settings.deduplication !== undefined,
-	});
-	const prepared = await prepareTransactions(this, items, settings, results);
-	const transactions = settings.deduplication === undefined ? prepared : firstOfEachKey(prepared, results, settings.dryRun);
+/** Transaction › Create's node-wide settings, read once for all items. */
+interface CreateSettings {
+	inputMode: string;
+	validateJsonContent: boolean;
+	ignoreInvalid: boolean;
+	/** The largest body to send until the service answers 413. */
+	maxRequestBytes: number;
+	dryRun: boolean;
+	/** Present when the Deduplication Key option is on. */
+	deduplication?: { historySize: number };
+}
 
-	if (settings.dryRun) {
-		dryRun(this, transactions, settings, results);
-		return results.items();
-	}
-	if (settings.deduplication === undefined) {
-		await send(this, transactions, settings, results);
-		return results.items();
-	}
-	const history = sentKeys(this, settings.deduplication.historySize);
-	const toSend = await skipSentKeys(history, transactions, results);
+/**
+ * Read option by option, for the first item: reading the whole Options collection would evaluate
+ * the Deduplication Key's expression for the first item, which belongs to that item alone.
+ */
+function readCreateSettings(context: IExecuteFunctions): CreateSettings {
+	const option = <T>(name: string, fallback: T): T => readerFor(context, `options.${name}`, fallback)(0);
+	return {
+		inputMode: readerFor(context, 'inputMode', 'fields')(0),
+		validateJsonContent: option<unknown>('validateGenericOrderContent', false) === true,
+		ignoreInvalid: option<unknown>('ignoreInvalidTransactions', true) !== false,
+		maxRequestBytes: readInteger(option<unknown>('maxRequestBytes', SPEC_MAX_REQUEST_BYTES), 'Max Request Bytes', 1024, SPEC_MAX_REQUEST_BYTES),
+		dryRun: option<unknown>('dryRun', false) === true,
+		deduplication: isSet(context, 'options.deduplicationKey')
+			? { historySize: readInteger(option<unknown>('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), 'Deduplication History Size', 1, MAX_HISTORY_SIZE) }
+			: undefined,
+	};
+}
+
+/**
+ * Every input item becomes one record, which the steps below settle in turn: refused while it is
+ * built, skipped for its key, or sent (or in a dry run packed) and reported. The records then
+ * become the output items, one per input item and paired with it.
+ */
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	let settings: CreateSettings;
 	try {
-		await send(this, toSend, settings, results);
-	} finally {
-		// Only transactions the service queued stay remembered; the others are sent by a re-run.
-		const unsent = toSend.filter(({ itemIndex }) => !results.wasQueued(itemIndex));
-		await history.release(unsent.map(({ itemIndex }) => results.keyOf(itemIndex)));
+		settings = readCreateSettings(this);
+	} catch (problem) {
+		return outputItems(policy, this.getInputData().map((_, itemIndex) => ({ error: itemError(this.getNode(), problem, itemIndex), pairedItem: paired(itemIndex) })));
 	}
-	return results.items();
-}
+	const keyed = settings.deduplication !== undefined;
+	const records = await buildRecords(this, { ...settings, keyed });
+	if (keyed) skipRepeatedKeys(records);
 
-/** Packs one body at a time and sends it before the next is packed, so the bodies never all sit in memory. */
-async function send(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): Promise<void> {
-	const sender = new Sender(settings.maxRequestBytes, transactionPoster(context, settings.ignoreInvalid), !settings.continueOnFail);
-	for (const packed of packBodies(transactions, settings.maxRequestBytes)) {
-		const body = sendable(context, packed, settings, results, sender.queued);
-		if (body === undefined) continue;
-		for (const outcome of await sender.send(body)) {
-			if (outcome.kind === 'reported') {
-				outcome.itemIndexes.forEach((itemIndex, index) => results.reported(itemIndex, outcome.entries[index]));
-				continue;
-			}
-			if (!settings.continueOnFail) throw requestError(context, outcome, settings.deduplication !== undefined);
-			results.requestFailed(outcome);
-		}
+	// Without continue-on-fail a refused item stops the node, before anything is sent.
+	if (policy.continueOnFail || !records.some((record) => record.outcome?.kind === 'refused')) {
+		const sender = new Sender(settings.dryRun ? undefined : transactionPoster(this, settings.ignoreInvalid), settings.maxRequestBytes, !policy.continueOnFail);
+		const send = async (toSend: Parameters<Sender['send']>[0]) => await sender.send(toSend);
+		if (settings.deduplication === undefined || settings.dryRun) await send(unsettled(records));
+		else await sendOnce(this, settings.deduplication.historySize, records, send);
 	}
-}
-
-/** Packs as a real run would and shows each transaction as its request would carry it; sends and records nothing. */
-function dryRun(context: IExecuteFunctions, transactions: PreparedTransaction[], settings: CreateSettings, results: ItemResults): void {
-	let number = 0;
-	for (const packed of packBodies(transactions, settings.maxRequestBytes)) {
-		const body = sendable(context, packed, settings, results, 0);
-		if (body === undefined) continue;
-		const request = { number: ++number, bytes: body.bytes.length, transactions: body.itemIndexes.length };
-		for (const { itemIndex, transaction } of unpackBody(body)) results.dryRun(itemIndex, transaction, request);
-	}
-}
-
-/**
- * The body, or undefined when the packer found a transaction no request may carry (over the limit
- * alone, or not expressible as JSON), which is refused the way every item is refused.
- */
-function sendable(context: IExecuteFunctions, packed: Packed, settings: CreateSettings, results: ItemResults, queuedBefore: number): Body | undefined {
-	const limit = settings.maxRequestBytes;
-	if (packed.kind === 'body' && packed.body.bytes.length <= limit) return packed.body;
-	const itemIndex = packed.kind === 'body' ? packed.body.itemIndexes[0] : packed.itemIndex;
-	const problem =
-		packed.kind === 'body'
-			? `The transaction alone is ${thousands(packed.body.bytes.length - 2)} bytes as JSON, more than one request may carry (${thousands(limit)} bytes)`
-			: `The transaction cannot be written as JSON: ${packed.error.message}`;
-	const hint = packed.kind === 'body' ? 'Make its content or attachments smaller.' : 'Remove the value JSON cannot hold (e.g. a BigInt or a circular reference).';
-	// Bodies go out as they are packed, so earlier items may be queued already when this one is found.
-	const earlier = queuedBefore === 0 ? '' : ` ${thousands(queuedBefore)} items of earlier requests were already queued.`;
-	results.refused(itemIndex, failedItemJson(context, new InputProblem(problem, hint + earlier), itemIndex));
-	return undefined;
+	const render = outcomeRenderer(this, { keyed, dryRun: settings.dryRun });
+	return outputItems(policy, settled(records).map(render));
 }

@@ -1,17 +1,14 @@
 import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
 
-import { InputProblem, isEmpty } from '../../helpers/input';
-import type { ItemResults } from './outputs';
+import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
-import type { PreparedTransaction } from './packing';
-
-/** The value that identifies one order (or whatever the transaction is about) across executions. */
-export type DeduplicationKey = string;
+import type { SendableRecord, TransactionRecord } from './outcomes';
+import { isQueued, unsettled } from './outcomes';
 
 const LABEL = 'Deduplication Key';
 
 /** Each item's key as text; an empty key, or one that is not text or a number, is refused. */
-export function deduplicationKeyReader(context: IExecuteFunctions): (itemIndex: number) => DeduplicationKey {
+export function keyReader(context: IExecuteFunctions): (itemIndex: number) => string {
 	const read = readerFor<unknown>(context, 'options.deduplicationKey', '');
 	return (itemIndex) => {
 		const value = read(itemIndex);
@@ -22,62 +19,48 @@ export function deduplicationKeyReader(context: IExecuteFunctions): (itemIndex: 
 			);
 		}
 		if (typeof value !== 'string' && typeof value !== 'number') {
-			throw new InputProblem(
-				`${LABEL} must be text or a number, not ${Array.isArray(value) ? 'a list' : typeof value}`,
-				'Map one field that identifies the order, e.g. {{ $json.id }}.',
-			);
+			throw new InputProblem(`${LABEL} must be text or a number, not ${Array.isArray(value) ? 'a list' : typeof value}`, 'Map one field that identifies the order, e.g. {{ $json.id }}.');
 		}
 		return String(value).trim();
 	};
 }
 
-/**
- * The keys this node has sent, in n8n's own deduplication store (the one Remove Duplicates uses,
- * in n8n's database): it holds across executions, restarts and queue-mode workers. The store reads
- * and writes without a lock, so two executions at the same instant can both find a key new.
- */
-export function sentKeys(context: IExecuteFunctions, historySize: number) {
-	const options: ICheckProcessedOptions = { mode: 'entries', maxEntries: historySize };
-	return {
-		/** Records `keys` as sent and returns those that were recorded already. */
-		async claim(keys: DeduplicationKey[]): Promise<Set<DeduplicationKey>> {
-			if (keys.length === 0) return new Set();
-			const { processed } = await context.helpers.checkProcessedAndRecord(keys, 'node', options);
-			return new Set(processed.map(String));
-		},
-		/** Forgets keys whose transactions were not queued after all, so that a re-run sends them. */
-		async release(keys: DeduplicationKey[]): Promise<void> {
-			if (keys.length > 0) await context.helpers.removeProcessed(keys, 'node', options);
-		},
-	};
-}
-
-/** The first transaction of each key; a later item with the same key is skipped (in a dry run too, where it shows its transaction). */
-export function firstOfEachKey(transactions: PreparedTransaction[], results: ItemResults, dryRun: boolean): PreparedTransaction[] {
-	const firstItem = new Map<DeduplicationKey, number>();
-	return transactions.filter(({ itemIndex, transaction }) => {
-		const key = results.keyOf(itemIndex);
+/** Skips every item whose key an earlier item of this execution has. */
+export function skipRepeatedKeys(records: readonly TransactionRecord[]): void {
+	const firstItem = new Map<string, number>();
+	for (const record of unsettled(records)) {
+		const key = record.key as string;
 		const first = firstItem.get(key);
-		if (first === undefined) {
-			firstItem.set(key, itemIndex);
-			return true;
-		}
-		const reason = `Not sent: item ${first} of this execution has the same ${LABEL}`;
-		results.skipped(itemIndex, transaction, reason, dryRun ? { dryRun: true, transaction } : {});
-		return false;
-	});
+		if (first === undefined) firstItem.set(key, record.itemIndex);
+		else record.outcome = { kind: 'skipped', reason: `Not sent: item ${first} of this execution has the same ${LABEL}` };
+	}
 }
 
-/** Records the keys as sent and skips the transactions whose key this node had sent before. */
-export async function skipSentKeys(
-	history: ReturnType<typeof sentKeys>,
-	transactions: PreparedTransaction[],
-	results: ItemResults,
-): Promise<PreparedTransaction[]> {
-	const sentBefore = await history.claim(transactions.map(({ itemIndex }) => results.keyOf(itemIndex)));
-	return transactions.filter(({ itemIndex, transaction }) => {
-		if (!sentBefore.has(results.keyOf(itemIndex))) return true;
-		results.skipped(itemIndex, transaction, `Not sent again: this node already sent a transaction with this ${LABEL}`);
-		return false;
-	});
+/**
+ * Sends, with `send`, the records whose key this node has not sent before, in this or an earlier
+ * execution. The keys are recorded in n8n's deduplication store before sending, so that a
+ * duplicate arriving meanwhile is skipped; afterwards the keys of transactions not queued are
+ * removed again, so that a re-run sends them.
+ */
+export async function sendOnce(
+	context: IExecuteFunctions,
+	historySize: number,
+	records: readonly TransactionRecord[],
+	send: (records: readonly SendableRecord[]) => Promise<void>,
+): Promise<void> {
+	const options: ICheckProcessedOptions = { mode: 'entries', maxEntries: historySize };
+	const toSend = unsettled(records);
+	if (toSend.length === 0) return;
+	const { processed } = await context.helpers.checkProcessedAndRecord(toSend.map((record) => record.key as string), 'node', options);
+	const sentBefore = new Set(processed.map(String));
+	for (const record of toSend) {
+		if (sentBefore.has(record.key as string)) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
+	}
+	const claimed = toSend.filter((record) => record.outcome === undefined);
+	try {
+		await send(claimed);
+	} finally {
+		const unsent = claimed.filter((record) => !isQueued(record)).map((record) => record.key as string);
+		if (unsent.length > 0) await context.helpers.removeProcessed(unsent, 'node', options);
+	}
 }

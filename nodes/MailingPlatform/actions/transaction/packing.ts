@@ -1,25 +1,14 @@
 /**
- * How transactions become request bodies: JSON arrays packed in input order, the fewest within a
- * byte limit, one body at a time. The one packer of Transaction › Create, for the first packing
- * and for re-packing a body the service refused as too large. Pure: no n8n or HTTP here.
+ * Packing transactions into request bodies: JSON arrays in input order, the fewest within a byte
+ * limit, one body at a time. Pure: no n8n or HTTP here.
  */
+import type { SendableRecord } from './outcomes';
 
-export const SPEC_MAX_REQUEST_BYTES = 9_000_000;
-
-/** One transaction accepted for sending, with the input item it came from. */
-export interface PreparedTransaction {
-	readonly itemIndex: number;
-	readonly transaction: Record<string, unknown>;
-}
-
-/** One request body: the JSON array of the transactions of `itemIndexes`, in that order. */
+/** One request body: the JSON array of the transactions of `records`, in that order. */
 export interface Body {
-	readonly itemIndexes: readonly number[];
+	readonly records: readonly SendableRecord[];
 	readonly bytes: Buffer;
 }
-
-/** What the packer yields, in input order: a full body, or a transaction JSON cannot express (a BigInt, a cycle). */
-export type Packed = { kind: 'body'; body: Body } | { kind: 'unserializable'; itemIndex: number; error: Error };
 
 /**
  * Transactions are serialized a chunk at a time, one `JSON.stringify` per chunk, and the text is
@@ -33,56 +22,60 @@ const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 
 /**
- * The bodies for `transactions`, each within `maxBytes` unless one transaction alone is larger:
- * that one gets a body of its own, for the caller to refuse or to try. Greedy in order, which gives
- * the fewest requests for an order-preserving split. Every body is written into the same buffer:
- * use it (send it, read it) before asking for the next one, so one body's memory serves them all.
+ * The bodies for `records`, each within `limit()` (read before each body, so a lowered limit
+ * applies to the next one) unless one transaction alone is larger: that one gets a body of its
+ * own, for the caller to refuse. A transaction JSON cannot express goes to `unwritable`. Greedy
+ * in order, which gives the fewest requests for an order-preserving split. Every body is written
+ * into the same buffer: use it before asking for the next one.
  */
-export function* packBodies(transactions: readonly PreparedTransaction[], maxBytes: number): Generator<Packed> {
-	const writer = new BodyWriter(maxBytes);
-	const body = (): Packed => ({ kind: 'body', body: writer.take() });
+export function* packBodies(
+	records: readonly SendableRecord[],
+	limit: () => number,
+	unwritable: (record: SendableRecord, error: Error) => void,
+): Generator<Body> {
+	const writer = new BodyWriter(limit);
 
-	function* packOne(entry: PreparedTransaction): Generator<Packed> {
+	function* packOne(record: SendableRecord): Generator<Body> {
 		let json: string;
 		try {
-			json = JSON.stringify(entry.transaction);
+			json = JSON.stringify(record.transaction);
 		} catch (error) {
-			yield { kind: 'unserializable', itemIndex: entry.itemIndex, error: error as Error };
+			unwritable(record, error as Error);
 			return;
 		}
 		const bytes = Buffer.byteLength(json, 'utf8');
-		if (!writer.isEmpty() && !writer.fitsOne(bytes)) yield body();
-		if (writer.fitsOne(bytes)) writer.writeOne(entry.itemIndex, json);
-		else yield { kind: 'body', body: { itemIndexes: [entry.itemIndex], bytes: Buffer.from(`[${json}]`, 'utf8') } };
+		if (!writer.isEmpty() && !writer.fitsOne(bytes)) yield writer.take();
+		if (writer.fitsOne(bytes)) writer.writeOne(record, json);
+		else yield { records: [record], bytes: Buffer.from(`[${json}]`, 'utf8') };
 	}
 
 	let chunkLength = 8;
-	for (let start = 0; start < transactions.length; ) {
-		const chunk = transactions.slice(start, start + chunkLength);
+	for (let start = 0; start < records.length; ) {
+		const chunk = records.slice(start, start + chunkLength);
 		start += chunk.length;
 		let json: string | undefined;
 		try {
-			json = JSON.stringify(chunk.map((entry) => entry.transaction));
+			json = JSON.stringify(chunk.map((record) => record.transaction));
 		} catch {
 			json = undefined;
 		}
 		if (json !== undefined) chunkLength = Math.max(1, Math.floor((CHUNK_CHARS * chunk.length) / Math.max(1, json.length)));
 		if (json !== undefined && writer.fitsChunk(json)) writer.writeChunk(chunk, json);
-		else for (const entry of chunk) yield* packOne(entry);
+		else for (const record of chunk) yield* packOne(record);
 	}
-	if (!writer.isEmpty()) yield body();
+	if (!writer.isEmpty()) yield writer.take();
 }
 
 /** Writes array text into one reused buffer. */
 class BodyWriter {
 	private buffer: Buffer | undefined;
 
-	private itemIndexes: number[] = [];
+	private records: SendableRecord[] = [];
 
 	/** Where the body's closing bracket is; -1 while it is empty. */
 	private closeAt = -1;
 
-	constructor(private readonly maxBytes: number) {}
+	constructor(private readonly limit: () => number) {}
 
 	isEmpty(): boolean {
 		return this.closeAt < 0;
@@ -92,48 +85,43 @@ class BodyWriter {
 	fitsChunk(json: string): boolean {
 		// The chunk's `[` goes where the body's `]` is (and becomes a comma); its `]` closes the body.
 		const offset = Math.max(0, this.closeAt);
-		return offset + 3 * json.length <= this.maxBytes || offset + Buffer.byteLength(json, 'utf8') <= this.maxBytes;
+		return offset + 3 * json.length <= this.limit() || offset + Buffer.byteLength(json, 'utf8') <= this.limit();
 	}
 
-	writeChunk(chunk: readonly PreparedTransaction[], json: string): void {
+	writeChunk(chunk: readonly SendableRecord[], json: string): void {
 		const offset = Math.max(0, this.closeAt);
 		const buffer = this.ensureBuffer();
 		const written = buffer.write(json, offset, 'utf8');
 		if (this.closeAt >= 0) buffer[offset] = COMMA;
 		this.closeAt = offset + written - 1;
-		for (const entry of chunk) this.itemIndexes.push(entry.itemIndex);
+		for (const record of chunk) this.records.push(record);
 	}
 
 	/** Whether one transaction of `bytes` fits: `[` or `,` before it and `]` after. */
 	fitsOne(bytes: number): boolean {
-		return Math.max(0, this.closeAt) + bytes + 2 <= this.maxBytes;
+		return Math.max(0, this.closeAt) + bytes + 2 <= this.limit();
 	}
 
-	writeOne(itemIndex: number, json: string): void {
+	writeOne(record: SendableRecord, json: string): void {
 		const buffer = this.ensureBuffer();
 		let offset = Math.max(0, this.closeAt);
 		buffer[offset++] = this.closeAt < 0 ? OPEN_BRACKET : COMMA;
 		offset += buffer.write(json, offset, 'utf8');
 		buffer[offset] = CLOSE_BRACKET;
 		this.closeAt = offset;
-		this.itemIndexes.push(itemIndex);
+		this.records.push(record);
 	}
 
 	/** The body written so far; the buffer is written over once more is packed. */
 	take(): Body {
-		const body = { itemIndexes: this.itemIndexes, bytes: this.ensureBuffer().subarray(0, this.closeAt + 1) };
-		this.itemIndexes = [];
+		const body = { records: this.records, bytes: this.ensureBuffer().subarray(0, this.closeAt + 1) };
+		this.records = [];
 		this.closeAt = -1;
 		return body;
 	}
 
 	private ensureBuffer(): Buffer {
-		return (this.buffer ??= Buffer.allocUnsafe(this.maxBytes));
+		// The limit only falls, so the first one bounds every body.
+		return (this.buffer ??= Buffer.allocUnsafe(this.limit()));
 	}
-}
-
-/** The transactions of a body as the service receives them, paired with their items again. */
-export function unpackBody(body: Body): PreparedTransaction[] {
-	const transactions = JSON.parse(body.bytes.toString('utf8')) as Array<Record<string, unknown>>;
-	return transactions.map((transaction, index) => ({ itemIndex: body.itemIndexes[index], transaction }));
 }

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { serviceTimeToIso } from './dateTime';
-import { isPlainObject } from './objects';
+import { serviceTimeToIso } from '../../helpers/dateTime';
+import { isPlainObject } from '../../helpers/values';
 
 function asList(value: unknown): IDataObject[] {
 	return Array.isArray(value) ? value.filter(isPlainObject) : [];

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ErrorDescriptions, QueryParameters, ServiceContext } from './index';
-import { readPaging, xmlRequest } from './index';
+import type { ErrorDescriptions, QueryParameters, ServiceContext } from '../../transport';
+import { readPaging, xmlRequest } from '../../transport';
 import type { PageFetcher } from './paging';
 
 export interface ReportRequest {

@@ -1,0 +1,46 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { FailurePolicy } from '../helpers/itemResults';
+
+/** One operation of a resource: its fields in the panel and what it makes of the input items. */
+export interface Operation {
+	description: INodeProperties[];
+	execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]>;
+}
+
+/** How the Operation list shows one operation. */
+export interface OperationLabel {
+	name: string;
+	description: string;
+	action: string;
+}
+
+export interface Resource<O extends string = string> {
+	name: string;
+	value: string;
+	operations: Record<O, Operation>;
+	/** The Operation list of this resource, followed by every operation's fields. */
+	description: INodeProperties[];
+}
+
+/**
+ * A resource from one record of its operations: the panel offers exactly the operations that
+ * have an implementation, since each label sits beside its `execute`.
+ */
+export function defineResource<O extends string>(
+	resource: { name: string; value: string },
+	defaultOperation: NoInfer<O>,
+	operations: Record<O, Operation & { label: OperationLabel }>,
+): Resource<O> {
+	const entries = Object.entries(operations) as Array<[O, Operation & { label: OperationLabel }]>;
+	const selector: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource.value] } },
+		options: entries.map(([value, { label }]) => ({ ...label, value })).sort((a, b) => a.name.localeCompare(b.name)),
+		default: defaultOperation,
+	};
+	return { ...resource, operations, description: [selector, ...entries.flatMap(([, operation]) => operation.description)] };
+}
