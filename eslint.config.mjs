@@ -5,6 +5,26 @@ const communityNodeRules = config
 	.flatMap((block) => Object.keys(block.rules ?? {}))
 	.filter((rule) => rule.startsWith('@n8n/community-nodes/'));
 
+/** What keeps each "one way" of the nodes true: a file outside its home that does it fails the lint. */
+const ONE_WAY = {
+	callService: {
+		selector: 'MemberExpression[object.property.name="helpers"][property.name=/^(httpRequest|httpRequestWithAuthentication|request|requestWithAuthentication)$/]',
+		message: 'Call the service through apiRequest (transport/index.ts), the one transport.',
+	},
+	buildApiError: {
+		selector: 'NewExpression[callee.name=/^(NodeApiError|ServiceError)$/]',
+		message: 'Build service errors with serviceError (transport/errors.ts).',
+	},
+	readParameter: {
+		selector: 'MemberExpression[property.name="getNodeParameter"]',
+		message: 'Read parameters through helpers/parameters.ts.',
+	},
+};
+const oneWayExcept = (home) => ({
+	files: home.files,
+	rules: { 'no-restricted-syntax': ['error', ...Object.entries(ONE_WAY).filter(([name]) => !home.allows.includes(name)).map(([, rule]) => rule)] },
+});
+
 export default [
 	{
 		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.build-test/**', 'coverage/**'],
@@ -27,6 +47,13 @@ export default [
 			],
 		},
 	},
+	oneWayExcept({ files: ['nodes/**/*.ts'], allows: [] }),
+	oneWayExcept({ files: ['nodes/MailingPlatform/transport/index.ts'], allows: ['callService'] }),
+	oneWayExcept({ files: ['nodes/MailingPlatform/transport/errors.ts'], allows: ['buildApiError'] }),
+	oneWayExcept({
+		files: ['nodes/MailingPlatform/helpers/parameters.ts', 'nodes/MailingPlatform/actions/router.ts', 'nodes/MailingPlatformTrigger/*.node.ts'],
+		allows: ['readParameter'],
+	}),
 	{
 		// Tests, benchmarks and scripts are not published: they start processes, use Node's modules
 		// and print to the terminal, which the rules for node code forbid.
