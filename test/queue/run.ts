@@ -22,7 +22,7 @@ import {
 	packProject,
 	removeFolder,
 } from '../../scripts/n8n';
-import { type BackgroundProcess, installExitHooks, stopAllChildren } from '../../scripts/processes';
+import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, type ClusterSettings, type N8nInstance } from './cluster';
@@ -46,21 +46,6 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 
 /** Every long-running process this run started, in start order. */
 const started: BackgroundProcess[] = [];
-
-/** Process groups of this run that still have a member (each child leads its own group). */
-function leftRunning(): number[] {
-	return started
-		.map((server) => server.child.pid)
-		.filter((pid): pid is number => pid !== undefined)
-		.filter((pid) => {
-			try {
-				process.kill(-pid, 0);
-				return true;
-			} catch {
-				return false;
-			}
-		});
-}
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
@@ -174,7 +159,7 @@ async function main(keep: boolean): Promise<void> {
 async function runAndCheckLeftovers(keep: boolean): Promise<void> {
 	let failure: unknown;
 	await main(keep).catch((error) => (failure = error));
-	const left = leftRunning();
+	const left = groupsStillRunning(started);
 	figures.processGroupsLeft = left.length;
 	if (left.length > 0) console.error(`Process groups still running after the stop: ${left.join(', ')}`);
 	if (failure !== undefined) throw failure;
