@@ -20,6 +20,8 @@ export interface PlannedDelivery {
 
 export interface Delivery {
 	orderId: string;
+	/** When the POST was sent (performance.now()). */
+	sentAtMs: number;
 	latencyMs: number;
 	/** What went wrong when n8n did not answer 200. */
 	problem?: string;
@@ -50,9 +52,10 @@ async function post(url: string, order: ShopOrder): Promise<Delivery> {
 		});
 		const text = await response.text();
 		const latencyMs = performance.now() - started;
-		return response.status === 200 ? { orderId: order.id, latencyMs } : { orderId: order.id, latencyMs, problem: `HTTP ${response.status}: ${text.slice(0, 200)}` };
+		const delivery = { orderId: order.id, sentAtMs: started, latencyMs };
+		return response.status === 200 ? delivery : { ...delivery, problem: `HTTP ${response.status}: ${text.slice(0, 200)}` };
 	} catch (error) {
-		return { orderId: order.id, latencyMs: performance.now() - started, problem: String(error) };
+		return { orderId: order.id, sentAtMs: started, latencyMs: performance.now() - started, problem: String(error) };
 	}
 }
 

@@ -15,6 +15,8 @@ export interface ScenarioFigures {
 	variant: Variant;
 	orders: number;
 	deliveries: number;
+	/** From the first POST sent to the last (settling between rounds included), in seconds. */
+	sendingSeconds: number;
 	/** Orders the double queued more than once. */
 	doubled: number;
 	/** Orders the double never queued, after every delivery's execution ended. */
@@ -83,12 +85,14 @@ export function judge(input: {
 	const byStatus = Object.fromEntries(tally(requests.map((request) => String(request.status))));
 
 	const latencies = ledger.deliveries.map((delivery) => delivery.latencyMs);
+	const sentAt = ledger.deliveries.map((delivery) => delivery.sentAtMs);
 	const figures: ScenarioFigures = {
 		letter: scenario.letter,
 		title: scenario.title,
 		variant,
 		orders: ledger.orderIds.length,
 		deliveries: ledger.deliveries.length,
+		sendingSeconds: (Math.max(...sentAt) - Math.min(...sentAt)) / 1000,
 		doubled: ledger.orderIds.filter((id) => timesQueued(id) > 1).length,
 		lost: ledger.orderIds.filter((id) => timesQueued(id) === 0).length,
 		executions: outcomes.length,

@@ -31,7 +31,7 @@ export function describeRun(figures: ScenarioFigures): string[] {
 					.map(([worker, count]) => `${worker} ${count}`)
 					.join(', ')}, ${figures.ordersAcrossWorkers} orders on two workers`;
 	const line =
-		`  ${LABELS[figures.variant]}: ${figures.orders} orders, ${figures.deliveries} deliveries: ` +
+		`  ${LABELS[figures.variant]}: ${figures.orders} orders, ${figures.deliveries} deliveries (first to last POST ${figures.sendingSeconds.toFixed(1)} s): ` +
 		`doubled ${figures.doubled}, lost ${figures.lost}, failed executions ${figures.failed} of ${figures.executions}` +
 		`${extras.length > 0 ? ` (${extras.join(', ')})` : ''}; ` +
 		`webhook p50 ${ms(figures.webhookMs.p50)}, p95 ${ms(figures.webhookMs.p95)}; the double received ${requests(figures.doubleRequests)}${workers}`;
