@@ -238,7 +238,7 @@ export interface CredentialToImport {
 	id: string;
 	name: string;
 	type: string;
-	data: Record<string, string>;
+	data: Record<string, string | number | boolean>;
 }
 
 /** Imports credentials given in plain text; n8n encrypts them with the environment's key. */

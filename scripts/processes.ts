@@ -123,6 +123,21 @@ export function startBackground(command: string, args: string[], options: Omit<R
 
 export type BackgroundProcess = ReturnType<typeof startBackground>;
 
+/** Process groups of `started` that still have a member (each child leads its own group), checked with signal 0. */
+export function groupsStillRunning(started: BackgroundProcess[]): number[] {
+	return started
+		.map((server) => server.child.pid)
+		.filter((pid): pid is number => pid !== undefined)
+		.filter((pid) => {
+			try {
+				process.kill(-pid, 0);
+				return true;
+			} catch {
+				return false;
+			}
+		});
+}
+
 /** Waits until `ready` says so; gives up when `server` exits or after `limitMs`, showing its output. */
 export async function waitUntilReady(what: string, server: BackgroundProcess, ready: () => Promise<boolean>, limitMs: number): Promise<void> {
 	const deadline = Date.now() + limitMs;

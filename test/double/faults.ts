@@ -40,6 +40,15 @@ export class FaultInjector {
 	 */
 	plainTextErrors = false;
 
+	/**
+	 * Orders (`order.id` of a transaction's content) for which POST transactions answers 503
+	 * to every request carrying one, queuing nothing of it: a refusal that outlasts any retry.
+	 */
+	readonly unavailableForOrders = new Set<string>();
+
+	/** Orders whose transactions the report answers with `queued: false`, as for a transaction the service will not send. */
+	readonly notQueuedOrders = new Set<string>();
+
 	failNext(
 		count: number,
 		status: number,
@@ -59,6 +68,8 @@ export class FaultInjector {
 		this.reportWrapper = 'reports';
 		this.queuedAsString = false;
 		this.plainTextErrors = false;
+		this.unavailableForOrders.clear();
+		this.notQueuedOrders.clear();
 	}
 
 	/** `response` as this injector has error answers sent. */

@@ -10,6 +10,8 @@ export interface WorkflowNode {
 	parameters: Record<string, unknown>;
 	credentials?: Record<string, { id: string; name: string }>;
 	webhookId?: string;
+	/** 'continueErrorOutput' when the node sends what failed to its error output. */
+	onError?: string;
 }
 
 export interface WorkflowFile {

@@ -1,4 +1,5 @@
-import type { DuplicateDeliveryFigures } from './duplicateDelivery';
+import type { ScenarioFigures } from '../peak/judge';
+import { describeRun, scenarioHeading } from '../peak/report';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import type { TriggerFigures } from './trigger';
@@ -14,7 +15,8 @@ export interface Figures {
 	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
 	trigger?: TriggerFigures;
 	hardKill?: HardKillFigures;
-	duplicateDelivery?: DuplicateDeliveryFigures;
+	/** Each run of a peak-load scenario (with the Deduplication Key, or the strict arrangement), in run order. */
+	peak: ScenarioFigures[];
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -68,19 +70,10 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 				`times each of its ${kill.blocks} blocks was emitted in all: ${kill.timesEmitted.join(', ')}`,
 		);
 	}
-	const duplicates = figures.duplicateDelivery;
-	if (duplicates) {
-		const { sequential, simultaneous, distinct } = duplicates;
-		lines.push(
-			`deduplication key, one order delivered twice one after the other: reached the service ${sequential.timesSent} time(s) ` +
-				`(executions on ${sequential.workers.join(', ')}: ${sequential.statuses.join(', ')})`,
-			`deduplication key, ${simultaneous.orders} orders each delivered twice at the same moment: ${simultaneous.sentTwice} reached the service twice, ` +
-				`${simultaneous.sentOnce} once; ${simultaneous.pairsOnTwoWorkers} pairs ran on two workers (${simultaneous.sentTwiceOnTwoWorkers} of them sent twice), ` +
-				`${simultaneous.orders - simultaneous.pairsOnTwoWorkers} on one worker; ${simultaneous.unsuccessful} executions not successful`,
-			`deduplication key, ${distinct.orders} different orders at the same moment, then all delivered again: ${distinct.sentAgain} sent again ` +
-				`(their keys were overwritten by a concurrent execution); ${distinct.unsuccessful} executions not successful`,
-		);
-	}
+	figures.peak.forEach((run, index) => {
+		if (figures.peak[index - 1]?.letter !== run.letter) lines.push(scenarioHeading(run));
+		lines.push(...describeRun(run));
+	});
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

@@ -22,18 +22,19 @@ import {
 	packProject,
 	removeFolder,
 } from '../../scripts/n8n';
-import { type BackgroundProcess, installExitHooks, stopAllChildren } from '../../scripts/processes';
+import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, type ClusterSettings, type N8nInstance } from './cluster';
 import { startCollector } from './collector';
-import { checkDuplicateDelivery, runDuplicateDelivery } from './duplicateDelivery';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
+import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
 import { printFigures, type Figures } from './report';
 import { ensureServicesInstalled, startPostgres, startRedis } from './services';
 import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
-import { BLOCKS_WORKFLOW_ID, blocksWorkflow, KEYED_ORDERS, ORDER_TYPE, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
+import { ORDER_TYPE } from '../peak/workflows';
+import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
 const ORDERS = 200;
@@ -47,25 +48,10 @@ const log = (line: string) => console.log(`[${new Date().toISOString().slice(11,
 /** Every long-running process this run started, in start order. */
 const started: BackgroundProcess[] = [];
 
-/** Process groups of this run that still have a member (each child leads its own group). */
-function leftRunning(): number[] {
-	return started
-		.map((server) => server.child.pid)
-		.filter((pid): pid is number => pid !== undefined)
-		.filter((pid) => {
-			try {
-				process.kill(-pid, 0);
-				return true;
-			} catch {
-				return false;
-			}
-		});
-}
-
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
-const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length, orders: [] };
+const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length, orders: [], peak: [] };
 
 async function main(keep: boolean): Promise<void> {
 	await ensureServicesInstalled(log);
@@ -99,16 +85,17 @@ async function main(keep: boolean): Promise<void> {
 		double.transactions.types.set(ORDER_TYPE.id, ORDER_TYPE.name);
 		// The credential's Platform Time Zone is the double's: Europe/Berlin, while n8n stays at America/New_York.
 		const credential = sandboxCredential(double);
-		log('Importing the credential and the three workflows, publishing them ...');
+		const runs = peakRuns(credential);
+		log(`Importing the credentials and ${runs.length + 2} workflows, publishing the orders and blocks workflows ...`);
 		const cliEnv = await queueEnvironment(settings, 'cli');
-		await importCredentials([credential], cliEnv, scratch);
+		await importCredentials([credential, orderCounterCredential(redis.port)], cliEnv, scratch);
 		const workflowFolder = join(scratch, 'workflows');
 		await mkdir(workflowFolder);
-		for (const workflow of [ordersWorkflow(credential), ordersWorkflow(credential, true), blocksWorkflow(credential, collector.url)]) {
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file)]) {
 			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowFolder, cliEnv);
-		for (const id of [ORDERS_WORKFLOW_ID, KEYED_ORDERS.workflowId, BLOCKS_WORKFLOW_ID]) await cliCommand(settings, ['publish:workflow', `--id=${id}`]);
+		for (const id of [ORDERS_WORKFLOW_ID, BLOCKS_WORKFLOW_ID]) await cliCommand(settings, ['publish:workflow', `--id=${id}`]);
 
 		// Written before the trigger's first activation: never to be emitted.
 		const ledger = new BlockLedger(double);
@@ -159,9 +146,14 @@ async function main(keep: boolean): Promise<void> {
 		figures.trigger = await runTrigger(triggerContext, ledger, unseen);
 		log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
 		figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
-		log('Deduplication Key: one order delivered twice, one after the other; 20 orders delivered twice at the same moment ...');
-		figures.duplicateDelivery = await runDuplicateDelivery(context());
-		checkDuplicateDelivery(figures.duplicateDelivery);
+		log('Orders arriving together (test:peak scenarios s, a, b, d), with the Deduplication Key and with the strict arrangement ...');
+		const peakContext = { double, postgresPort: postgres.port, main: () => main, workers };
+		await runPeakScenarios(peakContext, runs, (run) => {
+			log(`(${run.letter}) ${run.variant} done`);
+			figures.peak.push(run);
+		});
+		const broken = peakFailures(figures.peak);
+		if (broken.length > 0) throw new Error(`Orders arriving together: ${broken.join('; ')}`);
 	} finally {
 		const stopping = performance.now();
 		await shutdown();
@@ -174,7 +166,7 @@ async function main(keep: boolean): Promise<void> {
 async function runAndCheckLeftovers(keep: boolean): Promise<void> {
 	let failure: unknown;
 	await main(keep).catch((error) => (failure = error));
-	const left = leftRunning();
+	const left = groupsStillRunning(started);
 	figures.processGroupsLeft = left.length;
 	if (left.length > 0) console.error(`Process groups still running after the stop: ${left.join(', ')}`);
 	if (failure !== undefined) throw failure;

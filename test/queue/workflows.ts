@@ -1,20 +1,17 @@
 /**
- * The two workflows of the queue-mode run, as a user would build them in the editor. Built in
- * code because they point at addresses known only at run time.
+ * The orders and blocks workflows of the queue-mode run, as a user would build them in the
+ * editor (the peak-load scenarios bring their own). Built in code because they point at
+ * addresses known only at run time.
  */
 import { randomUUID } from 'node:crypto';
 
 import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
+import { ORDER_TYPE } from '../peak/workflows';
 
 export const ORDERS_WORKFLOW_ID = 'mpQueueOrders001';
 export const BLOCKS_WORKFLOW_ID = 'mpQueueBlocks001';
 export const ORDERS_WEBHOOK_PATH = 'queue-orders';
 
-/** The same workflow with the order id as Deduplication Key: each order is to be sent once. */
-export const KEYED_ORDERS = { workflowId: 'mpQueueKeyOrders', webhookPath: 'queue-orders-keyed' } as const;
-
-/** The transaction type the orders are sent as; the run creates it in the double. */
-export const ORDER_TYPE = { id: 10, name: 'order_confirmation' };
 
 /**
  * n8n refuses poll times under a minute only when the seconds field holds a "*"; a list of
@@ -43,10 +40,9 @@ function workflow(id: string, name: string, nodes: WorkflowNode[]): WorkflowFile
 
 /**
  * Webhook (POST `{ orders: [...] }`, answered at once, as a shop wants) -> Split Out ->
- * Transaction › Create: one transaction per order, batched into few requests; `keyed`: the
- * order id is the Deduplication Key (KEYED_ORDERS).
+ * Transaction › Create: one transaction per order, batched into few requests.
  */
-export function ordersWorkflow(credential: { id: string; name: string }, keyed = false): WorkflowFile {
+export function ordersWorkflow(credential: { id: string; name: string }): WorkflowFile {
 	const create = node('Send Order Confirmation', 'n8n-nodes-mailing-platform.mailingPlatform', 1, 440, {
 		resource: 'transaction',
 		operation: 'create',
@@ -57,20 +53,18 @@ export function ordersWorkflow(credential: { id: string; name: string }, keyed =
 		contactEmail: '={{ $json.email }}',
 		permission: 3,
 		content: '={{ { "order.id": $json.id, "order.total": $json.total } }}',
-		options: keyed ? { deduplicationKey: '={{ $json.id }}' } : {},
+		options: {},
 	});
 	create.credentials = credentials(credential.id, credential.name);
 	const webhook = node('Shop Orders', 'n8n-nodes-base.webhook', 2, 0, {
 		httpMethod: 'POST',
-		path: keyed ? KEYED_ORDERS.webhookPath : ORDERS_WEBHOOK_PATH,
+		path: ORDERS_WEBHOOK_PATH,
 		responseMode: 'onReceived',
 		options: {},
 	});
-	webhook.webhookId = keyed ? 'b8e4d2f3-6c5a-4d7e-8f9a-1b2c3d4e5f60' : 'a7d3c1e2-5b4f-4c6d-9e8f-0a1b2c3d4e5f';
+	webhook.webhookId = 'a7d3c1e2-5b4f-4c6d-9e8f-0a1b2c3d4e5f';
 	const split = node('One Item per Order', 'n8n-nodes-base.splitOut', 1, 220, { fieldToSplitOut: 'body.orders', options: {} });
-	return keyed
-		? workflow(KEYED_ORDERS.workflowId, 'Queue mode: shop orders to transactions, each order sent once', [webhook, split, create])
-		: workflow(ORDERS_WORKFLOW_ID, 'Queue mode: shop orders to transactions', [webhook, split, create]);
+	return workflow(ORDERS_WORKFLOW_ID, 'Queue mode: shop orders to transactions', [webhook, split, create]);
 }
 
 /** Mailing Platform Trigger -> HTTP Request posting each emitted block, with its execution id, to `collectorUrl`. */

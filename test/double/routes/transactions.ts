@@ -38,6 +38,14 @@ function contentValue(content: Record<string, unknown>, group: string, key: stri
 	return isPlainObject(grouped) ? grouped[key] : undefined;
 }
 
+/** `order.id` of a transaction's content (flat or grouped, plain or import form) as text, if it has one. */
+function orderIdOf(transaction: unknown): string | undefined {
+	if (!isPlainObject(transaction)) return undefined;
+	const content = transaction.content ?? (isPlainObject(transaction.import) ? transaction.import.content : undefined);
+	const orderId = isPlainObject(content) ? contentValue(content, 'order', 'id') : undefined;
+	return orderId === undefined ? undefined : String(orderId);
+}
+
 /**
  * POST transactions as the spec describes it: a JSON array, one report entry per transaction,
  * `ignore_invalid_transactions`, the import form creating missing contacts, content checks of
@@ -93,6 +101,9 @@ export class TransactionsArea {
 			return xmlError(400, 'The request body is not valid JSON.');
 		}
 		if (!Array.isArray(body)) return xmlError(400, 'The request body must be a JSON array of transactions.');
+		if (body.some((transaction) => this.faults.unavailableForOrders.has(orderIdOf(transaction) ?? ''))) {
+			return xmlError(503, 'The service is temporarily unavailable.');
+		}
 		const ignoreInvalid = request.query.get('ignore_invalid_transactions') !== 'false';
 		this.receivedCount += body.length;
 
@@ -220,6 +231,7 @@ export class TransactionsArea {
 			}
 			if (total > 1_000_000) return refuse('The attachments exceed 1,000,000 bytes.');
 		}
+		if (this.faults.notQueuedOrders.has(orderIdOf(raw) ?? '')) return refuse('The transaction could not be queued now.');
 		return { contactRecord, typeId, content };
 	}
 
@@ -227,9 +239,9 @@ export class TransactionsArea {
 		raw: Record<string, unknown>,
 		outcome: { contactRecord: DoubleContact; typeId: number; content: Record<string, unknown> },
 	): QueuedTransaction {
-		const orderId = contentValue(outcome.content, 'order', 'id');
+		const orderId = orderIdOf(raw);
 		const queued: QueuedTransaction = { contactId: outcome.contactRecord.id, typeId: outcome.typeId };
-		if (orderId !== undefined) queued.orderId = String(orderId);
+		if (orderId !== undefined) queued.orderId = orderId;
 		if (Array.isArray(raw.attachments)) {
 			queued.attachments = (raw.attachments as Array<Record<string, string>>).map((attachment) => ({
 				filename: attachment.filename,

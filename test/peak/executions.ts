@@ -1,0 +1,78 @@
+/**
+ * What n8n recorded of a workflow's executions, read from its database (SQLite in regular mode,
+ * Postgres in queue mode; each mode brings its own `ExecutionStore`): each execution's status,
+ * the order its webhook received, and the errors its nodes threw. A node set to continue on its
+ * error output still records the error it threw, while the execution counts as a success; such
+ * an execution failed all the same, so both are read.
+ */
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { n8nBin } from '../../scripts/n8n';
+
+export interface ExecutionRow {
+	id: string;
+	status: string;
+}
+
+export interface ExecutionStore {
+	/** Every execution of the workflow, ended or not. */
+	list(workflowId: string): Promise<ExecutionRow[]>;
+	/** The run data of each execution as n8n stores it (flatted JSON text), by execution id. */
+	runData(ids: string[]): Promise<Map<string, string>>;
+}
+
+export interface ExecutionOutcome {
+	id: string;
+	status: string;
+	/** `body.id` of what the webhook received: the order this execution handled. */
+	orderId?: string;
+	/** "<node>: <message>" for every node that threw. */
+	nodeErrors: string[];
+}
+
+const UNFINISHED = new Set(['new', 'running', 'waiting']);
+
+/** Waits until `count` executions of the workflow exist and all have ended, or `limitMs` passed; returns them. */
+export async function waitUntilEnded(store: ExecutionStore, workflowId: string, count: number, limitMs: number): Promise<ExecutionRow[]> {
+	const deadline = Date.now() + limitMs;
+	for (;;) {
+		const rows = await store.list(workflowId);
+		const ended = rows.length >= count && rows.every((row) => !UNFINISHED.has(row.status));
+		if (ended || Date.now() > deadline) return rows;
+		await sleep(250);
+	}
+}
+
+interface TaskData {
+	error?: { message?: string };
+	executionStatus?: string;
+	data?: { main?: Array<Array<{ json?: { body?: { id?: unknown } } }> | null> };
+}
+interface RunExecutionData {
+	resultData?: { error?: { message?: string }; runData?: Record<string, TaskData[]> };
+}
+
+/** n8n stores run data with `flatted` (it keeps shared references); its own copy reads it. */
+function parseFlatted(text: string): RunExecutionData {
+	const flatted = createRequire(n8nBin())('flatted') as { parse: (text: string) => unknown };
+	return flatted.parse(text) as RunExecutionData;
+}
+
+/** Reads what each execution of the workflow did; `webhookNode` names the node whose output holds the order. */
+export async function readOutcomes(store: ExecutionStore, workflowId: string, webhookNode: string): Promise<ExecutionOutcome[]> {
+	const rows = await store.list(workflowId);
+	const data = await store.runData(rows.map((row) => row.id));
+	return rows.map(({ id, status }) => {
+		const text = data.get(id);
+		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'] };
+		const { resultData } = parseFlatted(text);
+		const runData = resultData?.runData ?? {};
+		const orderId = runData[webhookNode]?.[0]?.data?.main?.[0]?.[0]?.json?.body?.id;
+		const nodeErrors = Object.entries(runData).flatMap(([node, tasks]) =>
+			tasks.filter((task) => task.error !== undefined || task.executionStatus === 'error').map((task) => `${node}: ${task.error?.message ?? 'error'}`),
+		);
+		if (nodeErrors.length === 0 && resultData?.error !== undefined) nodeErrors.push(`workflow: ${resultData.error.message ?? 'error'}`);
+		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors };
+	});
+}

@@ -1,0 +1,34 @@
+/**
+ * Publishes imported workflows through a running n8n's REST API, as the editor's Publish button
+ * does: webhooks are served only for published workflows, and one `n8n publish:workflow` per
+ * workflow would start n8n's CLI once for each (seconds apiece on a busy machine).
+ */
+import { ensureOwner, SANDBOX_OWNER } from '../../scripts/editor';
+
+/** n8n ties its login cookie to the browser's id when one is sent; one fixed id serves every call. */
+const BROWSER_ID = 'peak-load-test';
+
+async function signIn(base: string): Promise<string> {
+	const response = await fetch(`${base}/rest/login`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID },
+		body: JSON.stringify({ emailOrLdapLoginId: SANDBOX_OWNER.email, password: SANDBOX_OWNER.password }),
+	});
+	const cookie = response.headers.getSetCookie().find((value) => value.startsWith('n8n-auth='));
+	if (!response.ok || cookie === undefined) throw new Error(`n8n login failed: HTTP ${response.status} ${await response.text()}`);
+	return cookie.split(';')[0];
+}
+
+/** Sets up n8n's owner on first use, signs in and publishes each workflow's current version. */
+export async function publishWorkflows(port: number, workflowIds: string[]): Promise<void> {
+	const base = `http://127.0.0.1:${port}`;
+	await ensureOwner(port);
+	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	for (const id of workflowIds) {
+		const read = await fetch(`${base}/rest/workflows/${id}`, { headers });
+		if (!read.ok) throw new Error(`reading workflow ${id} failed: HTTP ${read.status} ${await read.text()}`);
+		const { data } = (await read.json()) as { data: { versionId: string } };
+		const published = await fetch(`${base}/rest/workflows/${id}/activate`, { method: 'POST', headers, body: JSON.stringify({ versionId: data.versionId }) });
+		if (!published.ok) throw new Error(`publishing workflow ${id} failed: HTTP ${published.status} ${await published.text()}`);
+	}
+}

@@ -1,0 +1,49 @@
+/** The peak-load figures as lines, each saying what it counts; shared by test:peak and test:queue. */
+import { percentile, type ScenarioFigures } from './judge';
+import type { Variant } from './workflows';
+
+const LABELS: Record<Variant, string> = {
+	keyed: 'with key',
+	plain: 'without key',
+	strict: 'strict (Redis counter)',
+};
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+function requests({ total, byStatus }: ScenarioFigures['doubleRequests']): string {
+	const statuses = Object.entries(byStatus)
+		.map(([status, count]) => `${status}: ${count}`)
+		.join(', ');
+	return `${total} requests${total > 0 ? ` (${statuses})` : ''}`;
+}
+
+/** One variant's run of a scenario on one line, then the reasons of anything that failed. */
+export function describeRun(figures: ScenarioFigures): string[] {
+	const extras = [
+		figures.missing > 0 ? `${figures.missing} deliveries without an execution` : '',
+		figures.webhookProblems > 0 ? `${figures.webhookProblems} webhook POSTs not answered 200` : '',
+		figures.unmatched > 0 ? `${figures.unmatched} orders with executions not matching their deliveries` : '',
+	].filter(Boolean);
+	const workers =
+		figures.byWorker === undefined
+			? ''
+			: `; ran on ${Object.entries(figures.byWorker)
+					.map(([worker, count]) => `${worker} ${count}`)
+					.join(', ')}, ${figures.ordersAcrossWorkers} orders on two workers`;
+	const line =
+		`  ${LABELS[figures.variant]}: ${figures.orders} orders, ${figures.deliveries} deliveries (first to last POST ${figures.sendingSeconds.toFixed(1)} s): ` +
+		`doubled ${figures.doubled}, lost ${figures.lost}, failed executions ${figures.failed} of ${figures.executions}` +
+		`${extras.length > 0 ? ` (${extras.join(', ')})` : ''}; ` +
+		`webhook p50 ${ms(figures.webhookMs.p50)}, p95 ${ms(figures.webhookMs.p95)}; the double received ${requests(figures.doubleRequests)}${workers}`;
+	return [line, ...figures.reasons.map((reason) => `    ${reason}`)];
+}
+
+export function scenarioHeading(figures: ScenarioFigures): string {
+	return `(${figures.letter}) ${figures.title}`;
+}
+
+/** p95 of the keyed runs' POSTs over p95 of the runs without the key. */
+export function p95Ratio(keyed: ScenarioFigures[], plain: ScenarioFigures[]): number {
+	const p95 = (runs: ScenarioFigures[]) => percentile(runs.flatMap((run) => run.latenciesMs), 0.95);
+	return p95(keyed) / p95(plain);
+}

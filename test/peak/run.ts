@@ -1,0 +1,169 @@
+/**
+ * `npm run test:peak`: orders arriving together at a real n8n 2.8.4 in regular mode (SQLite),
+ * Webhook (Respond: Immediately) -> Transaction › Create with the order id as Deduplication Key,
+ * against the service double. Scenarios (a) to (d) of issue 24 each run on a fresh keyed
+ * workflow, then (or first, alternating) on the same workflow without the key, which doubles
+ * by design and serves as the check of the counting and the latency baseline. Fails when a
+ * keyed run sent an order twice, lost one, or had an execution fail.
+ *
+ * Usage: node .build-test/test/peak/run.js [a b c d] [--keep]   (letters pick scenarios; --keep leaves the n8n folder)
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { waitForEditor } from '../../scripts/editor';
+import {
+	ensureN8nInstalled,
+	freePort,
+	importCredentials,
+	importWorkflows,
+	installCommunityPackage,
+	makeUserFolder,
+	N8N_VERSION,
+	n8nEnvironment,
+	packProject,
+	removeFolder,
+	startN8nServer,
+} from '../../scripts/n8n';
+import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
+import { sandboxCredential } from '../../scripts/sandbox';
+import { ServiceDouble } from '../double/server';
+import { atOnce } from './delivery';
+import { plainAsExpected, type ScenarioFigures, sentEachOnce } from './judge';
+import { publishWorkflows } from './publish';
+import { describeRun, p95Ratio, scenarioHeading } from './report';
+import { runScenario, type RunnerEnvironment } from './runner';
+import { PEAK_SCENARIOS, type Scenario } from './scenarios';
+import { openSqliteExecutions } from './sqliteExecutions';
+import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
+
+const OVERALL_LIMIT_MS = 30 * 60_000;
+const START_LIMIT_MS = 240_000;
+/** The p95 the key may cost: at most 1.5 times the webhook's p95 without it. */
+const P95_GOAL = 1.5;
+
+const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+/** n8n loads node types and compiles code on first use; those first executions are not measured. */
+const warmUp: Scenario = {
+	letter: 'w',
+	title: 'warm-up, not judged',
+	orders: 20,
+	async drive(run, orders) {
+		await run.deliver(atOnce(orders));
+		await run.settle();
+	},
+};
+
+function selectScenarios(args: string[]): Scenario[] {
+	const letters = args.filter((arg) => !arg.startsWith('--'));
+	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
+	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')}`);
+	return letters.length === 0 ? PEAK_SCENARIOS : PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter));
+}
+
+const started: BackgroundProcess[] = [];
+
+async function main(scenarios: Scenario[], keep: boolean): Promise<ScenarioFigures[]> {
+	await ensureN8nInstalled(log);
+	const userFolder = await makeUserFolder('n8n-peak-');
+	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
+	double.transactions.types.set(ORDER_TYPE.id, ORDER_TYPE.name);
+	let closeStore = async () => {};
+	const shutdown = async () => {
+		for (const server of started) await server.stop();
+		await closeStore();
+		await double.close();
+		if (keep) log(`kept ${userFolder}`);
+		else await removeFolder(userFolder);
+	};
+	installExitHooks(shutdown);
+	try {
+		log('Packing the package and installing it as a community package ...');
+		await installCommunityPackage(userFolder, await packProject(join(userFolder, 'pack')));
+		const port = await freePort();
+		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
+		const credential = sandboxCredential(double);
+		await importCredentials([credential], env, userFolder);
+
+		const runs = scenarios.flatMap((scenario, index) =>
+			(index % 2 === 0 ? (['keyed', 'plain'] as Variant[]) : (['plain', 'keyed'] as Variant[])).map((variant) => ({
+				scenario,
+				variant,
+				workflow: scenarioWorkflow(variant, scenario.letter, credential),
+			})),
+		);
+		const warmUpWorkflow = scenarioWorkflow('plain', warmUp.letter, credential);
+		const folder = join(userFolder, 'workflows');
+		await mkdir(folder);
+		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow)]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
+		log(`Importing ${runs.length + 1} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
+		await importWorkflows(folder, env);
+		const server = startN8nServer(env);
+		started.push(server);
+		await waitForEditor(port, server, START_LIMIT_MS);
+		await publishWorkflows(port, [warmUpWorkflow.file.id, ...runs.map((run) => run.workflow.file.id)]);
+
+		const store = await openSqliteExecutions(userFolder);
+		closeStore = store.close;
+		const environment: RunnerEnvironment = { double, store, webhookBase: () => `http://127.0.0.1:${port}/webhook` };
+		log('Warming up with 20 orders ...');
+		await runScenario(environment, warmUp, 'plain', warmUpWorkflow);
+
+		const results: ScenarioFigures[] = [];
+		for (const { scenario, variant, workflow } of runs) {
+			log(`(${scenario.letter}) ${variant === 'keyed' ? 'with the key' : 'without the key'} ...`);
+			results.push(await runScenario(environment, scenario, variant, workflow));
+		}
+		return results;
+	} finally {
+		await shutdown();
+	}
+}
+
+/** Prints every scenario and returns whether the keyed runs passed and the runs without the key checked out. */
+function report(results: ScenarioFigures[]): { passed: boolean; trusted: boolean } {
+	const keyed = results.filter((figures) => figures.variant === 'keyed');
+	const plain = results.filter((figures) => figures.variant === 'plain');
+	log(`Figures (n8n ${N8N_VERSION}, regular mode, SQLite; webhook times are the shop's POSTs, Respond: Immediately):`);
+	for (const figures of keyed) {
+		const without = plain.find((candidate) => candidate.letter === figures.letter);
+		log(scenarioHeading(figures));
+		for (const line of [...describeRun(figures), ...(without === undefined ? [] : describeRun(without))]) log(line);
+		if (without !== undefined) log(`  p95 with key / without: ${p95Ratio([figures], [without]).toFixed(2)}`);
+	}
+	const ratio = p95Ratio(keyed, plain);
+	log(`p95 with key / without, every scenario's POSTs together: ${ratio.toFixed(2)} (goal at most ${P95_GOAL}: ${ratio <= P95_GOAL ? 'met' : 'missed'})`);
+	const failing = keyed.filter((figures) => !sentEachOnce(figures)).map((figures) => `(${figures.letter})`);
+	const untrusted = plain.filter((figures) => !plainAsExpected(figures)).map((figures) => `(${figures.letter})`);
+	if (untrusted.length > 0) log(`The runs without the key did not queue each order once per delivery not refused in ${untrusted.join(' ')}: the figures are not to be trusted.`);
+	if (failing.length > 0) log(`With the key, orders were sent twice, lost, or executions failed in ${failing.join(' ')}.`);
+	return { passed: failing.length === 0, trusted: untrusted.length === 0 };
+}
+
+if (require.main === module) {
+	const watchdog = setTimeout(() => {
+		console.error(`The peak-load run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
+		stopAllChildren('SIGKILL');
+		process.exit(1);
+	}, OVERALL_LIMIT_MS);
+	watchdog.unref();
+	const t0 = performance.now();
+	const args = process.argv.slice(2);
+	main(selectScenarios(args), args.includes('--keep')).then(
+		(results) => {
+			const { passed, trusted } = report(results);
+			const left = groupsStillRunning(started);
+			if (left.length > 0) log(`Process groups still running after the stop: ${left.join(', ')}`);
+			log(`whole run: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+			log(`peak load: ${passed && trusted && left.length === 0 ? 'all checks passed' : 'FAILED'}`);
+			process.exit(passed && trusted && left.length === 0 ? 0 : 1);
+		},
+		(error) => {
+			console.error(error instanceof Error ? error.stack : error);
+			log('peak load: FAILED');
+			process.exit(1);
+		},
+	);
+}

@@ -1,0 +1,118 @@
+/**
+ * How orders arrive at peak times, as issue 24 measured them: each scenario only says what the
+ * shop delivers and when, and what the service refuses meanwhile; `runner.ts` delivers, waits
+ * and judges. test:peak runs (a) to (d) in regular mode, test:queue (s), (a), (b) and (d) on two
+ * workers.
+ */
+import { atOnce, type PlannedDelivery, type ShopOrder } from './delivery';
+
+export interface Refusal {
+	/** Orders for which the service answers 503 to every request, longer than the node retries. */
+	unavailable: string[];
+	/** Orders the service answers with `queued: false`. */
+	notQueued: string[];
+	/** Requests of any order answered 503 once each, which the node's retries get past. */
+	transient503: number;
+}
+
+/** What a scenario can do while it runs. */
+export interface ScenarioRun {
+	/** Delivers the plan to the workflow under test; resolves when every POST has its answer. */
+	deliver(plan: PlannedDelivery[]): Promise<void>;
+	/** Waits until the execution of every delivery so far has ended. */
+	settle(): Promise<void>;
+	/** The service refuses as said from now on, until `heal`. */
+	refuse(refusal: Refusal): void;
+	heal(): void;
+}
+
+export interface Scenario {
+	letter: string;
+	title: string;
+	orders: number;
+	drive(run: ScenarioRun, orders: ShopOrder[]): Promise<void>;
+}
+
+/** The same pseudo-random numbers in every run (mulberry32), so runs differ only by timing. */
+function seededRandom(seed: number): () => number {
+	let state = seed;
+	return () => {
+		state = (state + 0x6d2b79f5) | 0;
+		let value = Math.imul(state ^ (state >>> 15), 1 | state);
+		value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+		return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
+	};
+}
+
+export const distinctThenAgain: Scenario = {
+	letter: 'a',
+	title: '50 different orders at once, then each delivered again',
+	orders: 50,
+	async drive(run, orders) {
+		await run.deliver(atOnce(orders));
+		await run.settle();
+		await run.deliver(atOnce(orders));
+		await run.settle();
+	},
+};
+
+export const twiceAtOnce: Scenario = {
+	letter: 'b',
+	title: '20 orders, each delivered twice at the same moment',
+	orders: 20,
+	async drive(run, orders) {
+		await run.deliver(atOnce(orders.flatMap((order) => [order, order])));
+		await run.settle();
+	},
+};
+
+const STREAM_INTERVAL_MS = 50;
+
+export const steadyStream: Scenario = {
+	letter: 'c',
+	title: '300 orders at 20 per second, every 10th delivered again 1 to 3 s later',
+	orders: 300,
+	async drive(run, orders) {
+		const random = seededRandom(24);
+		const plan = orders.map((order, index) => ({ atMs: index * STREAM_INTERVAL_MS, order }));
+		const again = orders
+			.filter((_, index) => index % 10 === 4)
+			.map((order) => ({ atMs: orders.indexOf(order) * STREAM_INTERVAL_MS + 1_000 + random() * 2_000, order }));
+		await run.deliver([...plan, ...again]);
+		await run.settle();
+	},
+};
+
+export const refusedThenHealthy: Scenario = {
+	letter: 'd',
+	title: '30 orders at once while the service refuses 20 (10 with 503 beyond the retries, 10 queued: false), then all again with it healthy',
+	orders: 30,
+	async drive(run, orders) {
+		const ids = orders.map((order) => order.id);
+		run.refuse({
+			unavailable: ids.filter((_, index) => index % 3 === 0),
+			notQueued: ids.filter((_, index) => index % 3 === 1),
+			transient503: 5,
+		});
+		await run.deliver(atOnce(orders));
+		await run.settle();
+		run.heal();
+		await run.deliver(atOnce(orders));
+		await run.settle();
+	},
+};
+
+/** What the Deduplication Key promises outright: a delivery after the first one's execution ended is not sent again. */
+export const oneAfterTheOther: Scenario = {
+	letter: 's',
+	title: 'one order delivered twice, one delivery after the other',
+	orders: 1,
+	async drive(run, orders) {
+		await run.deliver(atOnce(orders));
+		await run.settle();
+		await run.deliver(atOnce(orders));
+		await run.settle();
+	},
+};
+
+export const PEAK_SCENARIOS = [distinctThenAgain, twiceAtOnce, steadyStream, refusedThenHealthy];

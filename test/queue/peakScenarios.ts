@@ -1,0 +1,77 @@
+/**
+ * Check 4: orders arriving together, with executions on two workers. test:peak's scenarios
+ * run on fresh workflows: (s), (a), (b) and (d) with the order id as Deduplication Key, whose
+ * history is one row in Postgres that every execution reads and writes whole; (a), (b) and (d)
+ * on the strict arrangement of examples/, a Redis counter in front of Create.
+ * Asserted: the key's promise, an order delivered again after its first execution ended is
+ * sent once (s); with the key no order is lost and no execution fails; the strict arrangement
+ * sends every order exactly once. Measured: orders the key sent twice.
+ */
+import type { CredentialToImport } from '../../scripts/n8n';
+import type { ServiceDouble } from '../double/server';
+import { sentEachOnce, type ScenarioFigures } from '../peak/judge';
+import { publishWorkflows } from '../peak/publish';
+import { runScenario, type RunnerEnvironment } from '../peak/runner';
+import { distinctThenAgain, oneAfterTheOther, refusedThenHealthy, type Scenario, twiceAtOnce } from '../peak/scenarios';
+import { scenarioWorkflow, type ScenarioWorkflow, type Variant } from '../peak/workflows';
+import type { N8nInstance } from './cluster';
+import { workersOf } from './orders';
+import { postgresExecutions } from './postgresExecutions';
+
+/** The example's Redis credential, pointed at the run's Redis; database 1 keeps the counters apart from n8n's queue in 0. */
+export function orderCounterCredential(redisPort: number): CredentialToImport {
+	return {
+		id: 'mpExampleRedis01',
+		name: 'Redis (order counters)',
+		type: 'redis',
+		data: { host: '127.0.0.1', port: redisPort, database: 1, password: '', user: '', ssl: false },
+	};
+}
+
+const RUNS: Array<{ scenario: Scenario; variants: Variant[] }> = [
+	{ scenario: oneAfterTheOther, variants: ['keyed'] },
+	{ scenario: distinctThenAgain, variants: ['keyed', 'strict'] },
+	{ scenario: twiceAtOnce, variants: ['strict', 'keyed'] },
+	{ scenario: refusedThenHealthy, variants: ['keyed', 'strict'] },
+];
+
+export interface PeakRun {
+	scenario: Scenario;
+	variant: Variant;
+	workflow: ScenarioWorkflow;
+}
+
+/** One fresh workflow per scenario and variant, to be imported with the others. */
+export function peakRuns(credential: { id: string; name: string }): PeakRun[] {
+	return RUNS.flatMap(({ scenario, variants }) => variants.map((variant) => ({ scenario, variant, workflow: scenarioWorkflow(variant, scenario.letter, credential) })));
+}
+
+export interface PeakContext {
+	double: ServiceDouble;
+	postgresPort: number;
+	/** The main instance now (it is restarted before this check). */
+	main: () => N8nInstance;
+	workers: N8nInstance[];
+}
+
+/** Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets each run's figures as they come. */
+export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures) => void): Promise<void> {
+	await publishWorkflows(context.main().port, runs.map((run) => run.workflow.file.id));
+	const environment: RunnerEnvironment = {
+		double: context.double,
+		store: postgresExecutions(context.postgresPort),
+		webhookBase: () => `http://127.0.0.1:${context.main().port}/webhook`,
+		ranOn: async (ids) => await workersOf(context.workers, ids),
+	};
+	for (const { scenario, variant, workflow } of runs) onFigures(await runScenario(environment, scenario, variant, workflow));
+}
+
+/** What the check promises; returns what broke it, empty when nothing did. */
+export function peakFailures(runs: ScenarioFigures[]): string[] {
+	return runs
+		.filter((figures) => {
+			if (figures.variant === 'strict' || figures.letter === oneAfterTheOther.letter) return !sentEachOnce(figures);
+			return figures.lost > 0 || figures.failed > 0 || figures.missing > 0 || figures.webhookProblems > 0;
+		})
+		.map(({ letter, variant, doubled, lost, failed }) => `(${letter}) ${variant}: doubled ${doubled}, lost ${lost}, failed executions ${failed}`);
+}

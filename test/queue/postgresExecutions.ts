@@ -1,0 +1,24 @@
+/** Executions in the queue-mode run's Postgres, read with psql. */
+import type { ExecutionRow, ExecutionStore } from '../peak/executions';
+import { sql } from './services';
+
+/** Ids and workflow ids this run makes are digits and letters only, so they go into the SQL text as they are. */
+function plain(value: string): string {
+	if (!/^[0-9A-Za-z]+$/.test(value)) throw new Error(`not a plain id: ${value}`);
+	return value;
+}
+
+export function postgresExecutions(postgresPort: number): ExecutionStore {
+	return {
+		async list(workflowId: string): Promise<ExecutionRow[]> {
+			const rows = await sql(postgresPort, `SELECT id, status FROM execution_entity WHERE "workflowId" = '${plain(workflowId)}' ORDER BY id`);
+			return rows.map(([id, status]) => ({ id, status }));
+		},
+		async runData(ids: string[]): Promise<Map<string, string>> {
+			if (ids.length === 0) return new Map();
+			const rows = await sql(postgresPort, `SELECT "executionId", data FROM execution_data WHERE "executionId" IN (${ids.map(plain).join(',')})`);
+			// The run data is JSON text: one line, but it may hold the column separator "|".
+			return new Map(rows.map(([id, ...data]) => [id, data.join('|')]));
+		},
+	};
+}
