@@ -46,6 +46,9 @@ export class FaultInjector {
 	 */
 	readonly unavailableForOrders = new Set<string>();
 
+	/** The `Retry-After` of those 503s, if any (tests answer 0 so the node's retries take no time). */
+	unavailableRetryAfter: string | undefined = undefined;
+
 	/** Orders whose transactions the report answers with `queued: false`, as for a transaction the service will not send. */
 	readonly notQueuedOrders = new Set<string>();
 
@@ -69,6 +72,7 @@ export class FaultInjector {
 		this.queuedAsString = false;
 		this.plainTextErrors = false;
 		this.unavailableForOrders.clear();
+		this.unavailableRetryAfter = undefined;
 		this.notQueuedOrders.clear();
 	}
 

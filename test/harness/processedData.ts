@@ -58,6 +58,9 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** How long each read and each write takes. */
 	latencyMs = 0;
 
+	/** How many of the next removals fail, as when the database is unreachable. */
+	failingRemovals = 0;
+
 	/** Each row's JSON text, as the database column holds it. */
 	private readonly rows = new Map<string, string>();
 
@@ -66,6 +69,7 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.rows.clear();
 		this.calls.length = 0;
 		this.latencyMs = 0;
+		this.failingRemovals = 0;
 	}
 
 	/** Whether `value` is in `owner`'s history (the harness node's by default). */
@@ -121,6 +125,10 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		options: ICheckProcessedOptions,
 	): Promise<void> {
 		const owner = this.record('removeProcessed', items, scope, context, options);
+		if (this.failingRemovals > 0) {
+			this.failingRemovals--;
+			throw new Error('connection to the database was lost');
+		}
 		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
 		const row = await this.read(owner);
 		if (row === undefined) return;

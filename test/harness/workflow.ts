@@ -102,6 +102,8 @@ export interface NodeRunOptions {
 	 * the node's deduplication history (`processedData`), as executions in n8n do.
 	 */
 	workflowId?: string;
+	/** Another registered type of the node, e.g. the node as a second n8n process loads it. */
+	nodeType?: string;
 }
 
 export interface NodeRunResult {
@@ -134,7 +136,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 		{
 			id: HARNESS_NODE.nodeId,
 			name: NODE_NAME,
-			type: NODE_TYPE,
+			type: options.nodeType ?? NODE_TYPE,
 			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,

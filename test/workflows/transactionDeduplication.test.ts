@@ -43,7 +43,7 @@ describe('transaction › create with a Deduplication Key', () => {
 		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
 		const failed = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], onError: 'continueRegularOutput' });
 		expect(failed.main[0].error).toContain('(items 0 to 0, 1 transactions)');
-		expect(failed.main[0].message).toContain('Its Deduplication Key was not recorded, so a re-run sends it.');
+		expect(failed.main[0].message).toContain('Its Deduplication Key is not kept, so a re-run sends it.');
 		expect(processedData.remembers('A-0')).toBe(false);
 
 		const next = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
@@ -55,7 +55,7 @@ describe('transaction › create with a Deduplication Key', () => {
 		const unknownContact = { ...order(1), contact: { external_id: 'C-404' } };
 		const first = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), unknownContact] });
 		expect(first.main[1]).toMatchObject({ queued: false, deduplicationKey: 'A-1' });
-		expect(first.main[1].message).toBe('No valid contact identification provided for transaction. Its Deduplication Key was not recorded, so a re-run sends it.');
+		expect(first.main[1].message).toBe('No valid contact identification provided for transaction. Its Deduplication Key is not kept, so a re-run sends it.');
 
 		const fixed = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), order(1)] });
 		expect(fixed.main.map((json) => json.skipped ?? json.queued)).toEqual([true, true]);
@@ -63,14 +63,29 @@ describe('transaction › create with a Deduplication Key', () => {
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
 	});
 
-	it('forgets a key whose outcome is unknown (500 after sending), and says a re-run sends it', async () => {
+	it('keeps the key when the outcome is unknown (500 after sending): the shop’s redelivery is skipped, and the error says how to send it anyway', async () => {
 		double().faults.failNext(1, 500, { match: 'transactions' });
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 
 		expect(result.error?.message).toContain('outcome is unknown');
-		expect(result.error?.description).toContain('Its Deduplication Key was not recorded, so a re-run sends it.');
+		expect(result.error?.description).toContain(
+			'Its Deduplication Key "A-0" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; to send it anyway, run it once with another key, e.g. "A-0-again".',
+		);
+		const redelivered = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		expect(redelivered.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
 		expect(double().requestsTo('transactions')).toHaveLength(1);
-		expect(processedData.remembers('A-0')).toBe(false);
+	});
+
+	it('keeps the original error when the key cannot be released, and says that a re-run skips the item', async () => {
+		processedData.failingRemovals = 1;
+		const result = await runNode({ credentials: credentials(), parameters: keyed({ ignoreInvalidTransactions: false }), items: [{ ...order(0), contact: { external_id: 'C-404' } }] });
+
+		expect(result.error?.httpCode).toBe('400');
+		expect(result.error?.message).toContain('(items 0 to 0, 1 transactions)');
+		expect(result.error?.description).toContain(
+			'Its Deduplication Key "A-0" could not be released (connection to the database was lost), so a re-run skips this item; to send it anyway, run it once with another key, e.g. "A-0-again".',
+		);
+		expect(processedData.remembers('A-0')).toBe(true);
 	});
 
 	it('refuses an item whose key is empty before anything is sent', async () => {
@@ -82,8 +97,19 @@ describe('transaction › create with a Deduplication Key', () => {
 		expect(processedData.calls).toHaveLength(0);
 	});
 
-	it('keeps the history to the Deduplication History Size, in n8n’s store for this node', async () => {
-		await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: orders });
+	it('refuses more keys than the history keeps, before anything is sent, naming both numbers', async () => {
+		const result = await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: orders, onError: 'continueRegularOutput' });
+
+		expect(result.main.map((json) => json.error)).toEqual(
+			orders.map(() => '3 items have a Deduplication Key, more than Deduplication History Size keeps (2): the first keys would be forgotten while the last are sent'),
+		);
+		expect(result.main[0].message).toContain('Raise Deduplication History Size to at least 3, or send fewer items per execution.');
+		expect(double().requests).toHaveLength(0);
+		expect(processedData.calls).toHaveLength(0);
+	});
+
+	it('keeps the newest keys up to the Deduplication History Size, in n8n’s store for this node', async () => {
+		for (const transaction of orders) await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] });
 
 		expect(processedData.calls[0]).toMatchObject({ operation: 'checkProcessedAndRecord', scope: 'node', options: { mode: 'entries', maxEntries: 2 } });
 		expect(['A-0', 'A-1', 'A-2'].map((key) => processedData.remembers(key))).toEqual([false, true, true]);

@@ -102,7 +102,9 @@ export class TransactionsArea {
 		}
 		if (!Array.isArray(body)) return xmlError(400, 'The request body must be a JSON array of transactions.');
 		if (body.some((transaction) => this.faults.unavailableForOrders.has(orderIdOf(transaction) ?? ''))) {
-			return xmlError(503, 'The service is temporarily unavailable.');
+			const unavailable = xmlError(503, 'The service is temporarily unavailable.');
+			const retryAfter = this.faults.unavailableRetryAfter;
+			return retryAfter === undefined ? unavailable : { ...unavailable, headers: { ...unavailable.headers, 'Retry-After': retryAfter } };
 		}
 		const ignoreInvalid = request.query.get('ignore_invalid_transactions') !== 'false';
 		this.receivedCount += body.length;

@@ -1,9 +1,15 @@
-import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import type { KeyStore } from '../../helpers/keyStore';
+import { keyStore } from '../../helpers/keyStore';
+import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
 import type { SendableRecord, TransactionRecord } from './outcomes';
-import { isQueued, unsettled } from './outcomes';
+import { unsettled } from './outcomes';
+
+const keyOf = (record: TransactionRecord) => record.key as string;
 
 const LABEL = 'Deduplication Key';
 
@@ -29,7 +35,7 @@ export function keyReader(context: IExecuteFunctions): (itemIndex: number) => st
 export function skipRepeatedKeys(records: readonly TransactionRecord[]): void {
 	const firstItem = new Map<string, number>();
 	for (const record of unsettled(records)) {
-		const key = record.key as string;
+		const key = keyOf(record);
 		const first = firstItem.get(key);
 		if (first === undefined) firstItem.set(key, record.itemIndex);
 		else record.outcome = { kind: 'skipped', reason: `Not sent: item ${first} of this execution has the same ${LABEL}` };
@@ -37,10 +43,21 @@ export function skipRepeatedKeys(records: readonly TransactionRecord[]): void {
 }
 
 /**
+ * Another process (a queue-mode worker) that read the history before this one's change and
+ * writes after it undoes the change. So kept keys are recorded again until a round finds them
+ * all there, and released keys are removed again: once a round is not overlapped by another
+ * process's call, the change holds. Rounds are about 100 ms apart, longer than a call of the
+ * store takes, at random so that two processes confirming at once do not keep meeting.
+ */
+const CONFIRM_ROUNDS = 3;
+const confirmDelayMs = () => 50 + Math.random() * 100;
+
+/**
  * Sends, with `send`, the records whose key this node has not sent before, in this or an earlier
- * execution. The keys are recorded in n8n's deduplication store before sending, so that a
- * duplicate arriving meanwhile is skipped; afterwards the keys of transactions not queued are
- * removed again, so that a re-run sends them.
+ * execution. The keys are recorded before sending, so that a duplicate arriving meanwhile is
+ * skipped. Afterwards the keys of queued transactions, and of those the service may have queued
+ * (outcome unknown), are recorded again (another process may have written over them); the keys
+ * of everything else are removed, twice, so that a re-run sends it.
  */
 export async function sendOnce(
 	context: IExecuteFunctions,
@@ -48,19 +65,65 @@ export async function sendOnce(
 	records: readonly TransactionRecord[],
 	send: (records: readonly SendableRecord[]) => Promise<void>,
 ): Promise<void> {
-	const options: ICheckProcessedOptions = { mode: 'entries', maxEntries: historySize };
 	const toSend = unsettled(records);
-	if (toSend.length === 0) return;
-	const { processed } = await context.helpers.checkProcessedAndRecord(toSend.map((record) => record.key as string), 'node', options);
-	const sentBefore = new Set(processed.map(String));
-	for (const record of toSend) {
-		if (sentBefore.has(record.key as string)) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
+	if (toSend.length > historySize) {
+		const problem = new InputProblem(
+			`${thousands(toSend.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
+			`Raise Deduplication History Size to at least ${thousands(toSend.length)}, or send fewer items per execution.`,
+		);
+		for (const record of toSend) record.outcome = { kind: 'refused', problem };
+		return;
 	}
-	const claimed = toSend.filter((record) => record.outcome === undefined);
+	const store = keyStore(context, historySize);
+	let sentBefore: Set<string>;
+	try {
+		sentBefore = await store.record(toSend.map(keyOf));
+	} catch (error) {
+		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.');
+		for (const record of toSend) record.outcome = { kind: 'refused', problem };
+		return;
+	}
+	for (const record of toSend) {
+		if (sentBefore.has(keyOf(record))) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
+	}
+	const claimed = unsettled(toSend);
+	let sent = false;
 	try {
 		await send(claimed);
+		sent = true;
 	} finally {
-		const unsent = claimed.filter((record) => !isQueued(record)).map((record) => record.key as string);
-		if (unsent.length > 0) await context.helpers.removeProcessed(unsent, 'node', options);
+		await settleKeys(context, store, claimed, sent);
+	}
+}
+
+/** Whether the key must stay: the service queued the transaction, or may have. */
+function keepsKey(record: TransactionRecord, sent: boolean): boolean {
+	const { outcome } = record;
+	if (outcome === undefined) return !sent;
+	return (outcome.kind === 'reported' && outcome.report.queued) || (outcome.kind === 'failed' && outcome.failure.outcomeUnknown);
+}
+
+/** Records again the keys that stay and removes the others; never throws, so no error of the send is hidden. */
+async function settleKeys(context: IExecuteFunctions, store: KeyStore, claimed: readonly SendableRecord[], sent: boolean): Promise<void> {
+	const kept = claimed.filter((record) => keepsKey(record, sent)).map(keyOf);
+	const released = claimed.filter((record) => !keepsKey(record, sent));
+	try {
+		for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
+			if (round > 1) await sleep(confirmDelayMs());
+			const recordedBefore = await store.record(kept);
+			if (kept.every((key) => recordedBefore.has(key))) break;
+		}
+	} catch (error) {
+		// The items were sent all the same; only a redelivery that another process raced may go again.
+		context.logger.warn(`Mailing Platform: the ${LABEL}s of ${kept.length} sent items could not be confirmed: ${(error as Error).message}`);
+	}
+	if (released.length === 0) return;
+	try {
+		for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
+			if (round > 1) await sleep(confirmDelayMs());
+			await store.remove(released.map(keyOf));
+		}
+	} catch (error) {
+		for (const record of released) record.keyNotReleased = (error as Error).message;
 	}
 }

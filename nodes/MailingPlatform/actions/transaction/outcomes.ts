@@ -50,6 +50,8 @@ export interface TransactionRecord {
 	/** The Deduplication Key, when that option is on. */
 	readonly key?: string;
 	outcome?: Outcome;
+	/** Why the key of an item not sent could not be removed from the history, which then skips it. */
+	keyNotReleased?: string;
 }
 
 export type SendableRecord = TransactionRecord & { readonly transaction: Transaction };
@@ -67,12 +69,23 @@ export function settled(records: readonly TransactionRecord[]): readonly Settled
 	return records.every(isSettled) ? records : records.filter(isSettled);
 }
 
-export const isQueued = (record: TransactionRecord) => record.outcome?.kind === 'reported' && record.outcome.report.queued;
-
-const NOT_RECORDED = 'Its Deduplication Key was not recorded, so a re-run sends it.';
 
 function joined(...texts: unknown[]): string {
 	return texts.filter((text) => typeof text === 'string' && text !== '').join(' ');
+}
+
+/** What a re-run does with the item, by its Deduplication Key; every item not queued says so. */
+function keyNote(record: SettledRecord): string {
+	const { key, outcome } = record;
+	if (key === undefined) return '';
+	const again = `to send it anyway, run it once with another key, e.g. "${key}-again"`;
+	if (outcome.kind === 'failed' && outcome.failure.outcomeUnknown) {
+		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
+	}
+	if (record.keyNotReleased !== undefined) {
+		return `Its Deduplication Key "${key}" could not be released (${record.keyNotReleased}), so a re-run skips this item; ${again}.`;
+	}
+	return 'Its Deduplication Key is not kept, so a re-run sends it.';
 }
 
 /** What to say of a request that failed as a whole: which items it carried and what was queued before it. */
@@ -89,7 +102,7 @@ function failureError(context: IExecuteFunctions, failure: RequestFailure, keyed
 		context,
 		{
 			message: `${error.message} (items ${itemIndexes[0]} to ${itemIndexes[itemIndexes.length - 1]}, ${thousands(itemIndexes.length)} transactions)`,
-			description: joined(error.description, earlier, keyed ? NOT_RECORDED : ''),
+			description: joined(error.description, earlier),
 			httpCode: error.httpCode ?? undefined,
 		},
 		itemIndexes[0],
@@ -105,9 +118,16 @@ const contactIn = (record: TransactionRecord): IDataObject => (record.transactio
 export function outcomeRenderer(context: IExecuteFunctions, mode: { keyed: boolean; dryRun: boolean }): (record: SettledRecord) => ItemResult {
 	const failures = new Map<RequestFailure, NodeApiError>();
 	const keyField = (record: TransactionRecord): IDataObject => (record.key === undefined ? {} : { deduplicationKey: record.key });
-	const failed = (record: TransactionRecord, error: NodeError): ItemResult => {
-		if (mode.keyed) error.description = joined(error.description, NOT_RECORDED);
+	const failed = (record: SettledRecord, error: NodeError): ItemResult => {
+		if (mode.keyed) error.description = joined(error.description, keyNote(record));
 		return { error, pairedItem: paired(record.itemIndex) };
+	};
+	const requestError = (record: SettledRecord, failure: RequestFailure): ItemResult => {
+		let shared = failures.get(failure);
+		if (shared === undefined) failures.set(failure, (shared = failureError(context, failure, mode.keyed)));
+		if (!mode.keyed) return { error: shared, pairedItem: paired(record.itemIndex) };
+		const { message, description, httpCode } = shared;
+		return failed(record, serviceError(context, { message, description: description ?? undefined, httpCode: httpCode ?? undefined }, record.itemIndex));
 	};
 
 	return (record) => {
@@ -131,14 +151,11 @@ export function outcomeRenderer(context: IExecuteFunctions, mode: { keyed: boole
 				const json = outcome.report;
 				if (record.key !== undefined) json.deduplicationKey = record.key;
 				if (json.queued) return { json, pairedItem: paired(itemIndex) };
-				if (mode.keyed) json.message = joined(json.message, NOT_RECORDED);
+				if (mode.keyed) json.message = joined(json.message, keyNote(record));
 				return { json, declined: { message: 'The transaction was not queued', description: json.message }, pairedItem: paired(itemIndex) };
 			}
-			case 'failed': {
-				let error = failures.get(outcome.failure);
-				if (error === undefined) failures.set(outcome.failure, (error = failureError(context, outcome.failure, mode.keyed)));
-				return { error, pairedItem: paired(itemIndex) };
-			}
+			case 'failed':
+				return requestError(record, outcome.failure);
 		}
 	};
 }

@@ -1,0 +1,102 @@
+import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+/**
+ * n8n's deduplication store for one node, safe within a process. The store reads a node's whole
+ * history row, changes it and writes it back with no lock, so two calls at once lose one's
+ * change, and two first calls collide on inserting the row. Here every call for one workflow's
+ * node waits its turn in this process, calls waiting together go as one (fewer rows rewritten at
+ * peak), and a first-use collision with another process is tried again.
+ */
+
+type Waiting = {
+	kind: 'record' | 'remove';
+	keys: readonly string[];
+	context: IExecuteFunctions;
+	options: ICheckProcessedOptions;
+	done: (recordedBefore: Set<string>) => void;
+	failed: (error: unknown) => void;
+};
+
+/** The calls waiting, per workflow and node; a queue is present while it is being worked off. */
+const queues = new Map<string, Waiting[]>();
+
+/** The row already existed when this call inserted it: another process's first call came first. */
+const INSERT_COLLISION = /unique constraint|duplicate key|duplicate entry/i;
+const COLLISION_ATTEMPTS = 4;
+
+async function storeCallOnce(batch: readonly Waiting[], keys: string[]): Promise<Set<string>> {
+	const [{ kind, context, options }] = batch;
+	if (kind === 'remove') {
+		await context.helpers.removeProcessed(keys, 'node', options);
+		return new Set();
+	}
+	const { processed } = await context.helpers.checkProcessedAndRecord(keys, 'node', options);
+	return new Set(processed.map(String));
+}
+
+async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set<string>> {
+	for (let attempt = 1; ; attempt++) {
+		const result = await storeCallOnce(batch, keys).then(
+			(recordedBefore) => ({ recordedBefore }),
+			(error: Error) => ({ error }),
+		);
+		if ('recordedBefore' in result) return result.recordedBefore;
+		// A collision inserted nothing, so the call can simply go again; the row is there now.
+		if (attempt >= COLLISION_ATTEMPTS || !INSERT_COLLISION.test(result.error.message)) throw result.error;
+		await sleep(10 * attempt);
+	}
+}
+
+/** Calls one after the other; consecutive calls of one kind and options go as one. */
+async function workOff(id: string, queue: Waiting[]): Promise<void> {
+	while (queue.length > 0) {
+		const [first] = queue;
+		let count = 1;
+		while (count < queue.length && queue[count].kind === first.kind && queue[count].options.maxEntries === first.options.maxEntries) count++;
+		const batch = queue.splice(0, count);
+		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
+		try {
+			const recordedBefore = await storeCall(batch, keys);
+			// Within one call, a key is new for the first that asks and recorded for the others.
+			for (const waiting of batch) {
+				const mine = new Set<string>();
+				for (const key of waiting.keys) if (recordedBefore.has(key)) mine.add(key);
+				for (const key of waiting.keys) recordedBefore.add(key);
+				waiting.done(mine);
+			}
+		} catch (error) {
+			for (const waiting of batch) waiting.failed(error);
+		}
+	}
+	queues.delete(id);
+}
+
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], historySize: number): Promise<Set<string>> {
+	if (keys.length === 0) return Promise.resolve(new Set());
+	const id = JSON.stringify([context.getWorkflow().id, context.getNode().id]);
+	return new Promise((done, failed) => {
+		const waiting: Waiting = { kind, keys, context, options: { mode: 'entries', maxEntries: historySize }, done, failed };
+		const queue = queues.get(id);
+		if (queue !== undefined) {
+			queue.push(waiting);
+			return;
+		}
+		const fresh = [waiting];
+		queues.set(id, fresh);
+		void workOff(id, fresh);
+	});
+}
+
+/** This node's history of keys, with at most `historySize` kept (the oldest go first). */
+export function keyStore(context: IExecuteFunctions, historySize: number) {
+	return {
+		/** Records the keys and answers those recorded already. */
+		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, historySize),
+		remove: async (keys: readonly string[]) => {
+			await enqueue(context, 'remove', keys, historySize);
+		},
+	};
+}
+
+export type KeyStore = ReturnType<typeof keyStore>;
