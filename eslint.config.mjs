@@ -7,7 +7,7 @@ const communityNodeRules = config
 
 export default [
 	{
-		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.build-test/**', 'coverage/**'],
+		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.newcomer/**', '.build-test/**', 'coverage/**'],
 	},
 	...config,
 	{
