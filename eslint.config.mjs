@@ -1,4 +1,4 @@
-import { config } from '@n8n/node-cli/eslint';
+import config from './eslint.n8n.mjs';
 
 /** The rules n8n's configuration sets for code that n8n loads from a community package. */
 const communityNodeRules = config
@@ -27,7 +27,7 @@ const oneWayExcept = (home) => ({
 
 export default [
 	{
-		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.build-test/**', 'coverage/**'],
+		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.newcomer/**', '.build-test/**', 'coverage/**'],
 	},
 	...config,
 	{

@@ -7,12 +7,11 @@
  *
  * Usage: npm run test:latest [-- jest arguments]
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
 import { projectRoot, toolsDir } from './n8n';
 import { installExitHooks, run, runOrThrow } from './processes';
+import { ensureInstalled } from './toolInstall';
 
 const NODE_MAJOR = '24';
 const latestDir = join(toolsDir, '.latest');
@@ -20,31 +19,20 @@ const nodeDir = join(latestDir, 'node');
 const packagesDir = join(latestDir, 'n8n');
 const nodeBin = join(nodeDir, 'node_modules', '.bin', 'node');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const INSTALL_LIMIT_MS = 15 * 60_000;
+/** The name of both install folders' package.json, kept so that installs already cached stay valid. */
+const LATEST = 'latest-dependencies';
 
 async function newestVersion(name: string): Promise<string> {
 	const { stdout } = await runOrThrow(npm, ['view', name, 'version'], { timeoutMs: 60_000 });
 	return stdout.trim();
 }
 
-/** Installs `dependencies` into `dir` unless its package.json already asks for exactly them. */
-async function ensureInstalled(dir: string, dependencies: Record<string, string>, env?: NodeJS.ProcessEnv) {
-	const manifest = JSON.stringify({ name: 'latest-dependencies', private: true, dependencies }, null, 2);
-	const manifestPath = join(dir, 'package.json');
-	const current = existsSync(manifestPath) ? readFileSync(manifestPath, 'utf8') : '';
-	if (current === manifest && existsSync(join(dir, 'node_modules'))) return;
-	console.log(`Installing ${Object.entries(dependencies).map(([name, version]) => `${name}@${version}`).join(', ')} ...`);
-	await mkdir(dir, { recursive: true });
-	await writeFile(manifestPath, manifest);
-	await runOrThrow(npm, ['install', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: dir, env, timeoutMs: INSTALL_LIMIT_MS });
-}
-
 async function main(): Promise<number> {
-	await ensureInstalled(nodeDir, { node: NODE_MAJOR });
+	await ensureInstalled(nodeDir, LATEST, { node: NODE_MAJOR });
 	// Under Node.js 24, native dependencies (isolated-vm) pick their prebuilt binaries for it.
 	const env = { ...process.env, PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}` };
 	const versions = { 'n8n-core': await newestVersion('n8n-core'), 'n8n-workflow': await newestVersion('n8n-workflow') };
-	await ensureInstalled(packagesDir, versions, env);
+	await ensureInstalled(packagesDir, LATEST, versions, env);
 
 	const { stdout: nodeVersion } = await runOrThrow(nodeBin, ['--version'], { timeoutMs: 30_000 });
 	console.log(`jest under Node.js ${nodeVersion.trim()} with n8n-core ${versions['n8n-core']} and n8n-workflow ${versions['n8n-workflow']}`);
