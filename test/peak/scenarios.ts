@@ -44,16 +44,19 @@ function seededRandom(seed: number): () => number {
 	};
 }
 
+/** Every order at once; once their executions ended, every order again. */
+async function atOnceTwice(run: ScenarioRun, orders: ShopOrder[]): Promise<void> {
+	for (let pass = 0; pass < 2; pass++) {
+		await run.deliver(atOnce(orders));
+		await run.settle();
+	}
+}
+
 export const distinctThenAgain: Scenario = {
 	letter: 'a',
 	title: '50 different orders at once, then each delivered again',
 	orders: 50,
-	async drive(run, orders) {
-		await run.deliver(atOnce(orders));
-		await run.settle();
-		await run.deliver(atOnce(orders));
-		await run.settle();
-	},
+	drive: atOnceTwice,
 };
 
 export const twiceAtOnce: Scenario = {
@@ -107,12 +110,7 @@ export const oneAfterTheOther: Scenario = {
 	letter: 's',
 	title: 'one order delivered twice, one delivery after the other',
 	orders: 1,
-	async drive(run, orders) {
-		await run.deliver(atOnce(orders));
-		await run.settle();
-		await run.deliver(atOnce(orders));
-		await run.settle();
-	},
+	drive: atOnceTwice,
 };
 
 export const PEAK_SCENARIOS = [distinctThenAgain, twiceAtOnce, steadyStream, refusedThenHealthy];

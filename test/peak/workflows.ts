@@ -32,6 +32,22 @@ function node(name: string, type: string, typeVersion: number, x: number, parame
 	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], parameters };
 }
 
+/** Transaction › Create of one shop order found at `order` (an expression's path, e.g. `$json.body`), with `options`. */
+export function orderConfirmationParameters(order: string, options: Record<string, unknown> = {}): Record<string, unknown> {
+	return {
+		resource: 'transaction',
+		operation: 'create',
+		inputMode: 'fields',
+		typeBy: 'id',
+		typeId: ORDER_TYPE.id,
+		contactMode: 'import',
+		contactEmail: `={{ ${order}.email }}`,
+		permission: 3,
+		content: `={{ { "order.id": ${order}.id, "order.total": ${order}.total } }}`,
+		options,
+	};
+}
+
 /**
  * Create sends one transaction per order; its error output takes what the service did not
  * queue (refused, 503 after the retries), so such an order leaves a successful execution, as a
@@ -40,18 +56,13 @@ function node(name: string, type: string, typeVersion: number, x: number, parame
 function keyedOrPlain(variant: 'keyed' | 'plain', credential: { id: string; name: string }, id: string, path: string): WorkflowFile {
 	const webhook = node(WEBHOOK_NODE, 'n8n-nodes-base.webhook', 2, 0, { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} });
 	webhook.webhookId = randomUUID();
-	const create = node('Send Order Confirmation', 'n8n-nodes-mailing-platform.mailingPlatform', 1, 260, {
-		resource: 'transaction',
-		operation: 'create',
-		inputMode: 'fields',
-		typeBy: 'id',
-		typeId: ORDER_TYPE.id,
-		contactMode: 'import',
-		contactEmail: '={{ $json.body.email }}',
-		permission: 3,
-		content: '={{ { "order.id": $json.body.id, "order.total": $json.body.total } }}',
-		options: variant === 'keyed' ? { deduplicationKey: '={{ $json.body.id }}' } : {},
-	});
+	const create = node(
+		'Send Order Confirmation',
+		'n8n-nodes-mailing-platform.mailingPlatform',
+		1,
+		260,
+		orderConfirmationParameters('$json.body', variant === 'keyed' ? { deduplicationKey: '={{ $json.body.id }}' } : {}),
+	);
 	create.credentials = { mailingPlatformApi: { id: credential.id, name: credential.name } };
 	create.onError = 'continueErrorOutput';
 	const notQueued = node('Not Queued', 'n8n-nodes-base.noOp', 1, 520, {});

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
-import { ORDER_TYPE } from '../peak/workflows';
+import { orderConfirmationParameters } from '../peak/workflows';
 
 export const ORDERS_WORKFLOW_ID = 'mpQueueOrders001';
 export const BLOCKS_WORKFLOW_ID = 'mpQueueBlocks001';
@@ -43,18 +43,7 @@ function workflow(id: string, name: string, nodes: WorkflowNode[]): WorkflowFile
  * Transaction › Create: one transaction per order, batched into few requests.
  */
 export function ordersWorkflow(credential: { id: string; name: string }): WorkflowFile {
-	const create = node('Send Order Confirmation', 'n8n-nodes-mailing-platform.mailingPlatform', 1, 440, {
-		resource: 'transaction',
-		operation: 'create',
-		inputMode: 'fields',
-		typeBy: 'id',
-		typeId: ORDER_TYPE.id,
-		contactMode: 'import',
-		contactEmail: '={{ $json.email }}',
-		permission: 3,
-		content: '={{ { "order.id": $json.id, "order.total": $json.total } }}',
-		options: {},
-	});
+	const create = node('Send Order Confirmation', 'n8n-nodes-mailing-platform.mailingPlatform', 1, 440, orderConfirmationParameters('$json'));
 	create.credentials = credentials(credential.id, credential.name);
 	const webhook = node('Shop Orders', 'n8n-nodes-base.webhook', 2, 0, {
 		httpMethod: 'POST',
