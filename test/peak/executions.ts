@@ -29,6 +29,8 @@ export interface ExecutionOutcome {
 	orderId?: string;
 	/** "<node>: <message>" for every node that threw. */
 	nodeErrors: string[];
+	/** "<node>: <error or message>" for every item a node skipped or put out as an error: why an order was not sent. */
+	itemNotes: string[];
 }
 
 const UNFINISHED = new Set(['new', 'running', 'waiting']);
@@ -47,7 +49,7 @@ export async function waitUntilEnded(store: ExecutionStore, workflowId: string, 
 interface TaskData {
 	error?: { message?: string };
 	executionStatus?: string;
-	data?: { main?: Array<Array<{ json?: { body?: { id?: unknown } } }> | null> };
+	data?: { main?: Array<Array<{ json?: { body?: { id?: unknown }; skipped?: unknown; error?: unknown; message?: unknown } }> | null> };
 }
 interface RunExecutionData {
 	resultData?: { error?: { message?: string }; runData?: Record<string, TaskData[]> };
@@ -65,7 +67,7 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 	const data = await store.runData(rows.map((row) => row.id));
 	return rows.map(({ id, status }) => {
 		const text = data.get(id);
-		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'] };
+		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'], itemNotes: [] };
 		const { resultData } = parseFlatted(text);
 		const runData = resultData?.runData ?? {};
 		const orderId = runData[webhookNode]?.[0]?.data?.main?.[0]?.[0]?.json?.body?.id;
@@ -73,6 +75,11 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 			tasks.filter((task) => task.error !== undefined || task.executionStatus === 'error').map((task) => `${node}: ${task.error?.message ?? 'error'}`),
 		);
 		if (nodeErrors.length === 0 && resultData?.error !== undefined) nodeErrors.push(`workflow: ${resultData.error.message ?? 'error'}`);
-		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors };
+		const itemNotes = Object.entries(runData).flatMap(([node, tasks]) =>
+			tasks.flatMap((task) => (task.data?.main ?? []).flatMap((items) => items ?? []))
+				.filter(({ json }) => json?.skipped === true || json?.error !== undefined)
+				.map(({ json }) => `${node}: ${[json?.error, json?.message].filter((text) => typeof text === 'string').join(' ')}`),
+		);
+		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors, itemNotes };
 	});
 }

@@ -40,7 +40,7 @@ export interface ScenarioFigures {
 	latenciesMs: number[];
 	/** Requests the double received at POST transactions during the run, by status. */
 	doubleRequests: { total: number; byStatus: Record<string, number> };
-	/** The first few reasons of failed executions and webhook problems. */
+	/** The first few reasons of failed executions, webhook problems and lost orders (what their executions said). */
 	reasons: string[];
 	/** Queue mode: executions each worker ran, and orders whose executions ran on different workers. */
 	byWorker?: Record<string, number>;
@@ -76,9 +76,14 @@ export function judge(input: {
 
 	const failedOutcomes = outcomes.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	const problems = ledger.deliveries.filter((delivery) => delivery.problem !== undefined);
+	const lostIds = ledger.orderIds.filter((id) => timesQueued(id) === 0);
+	const lostNotes = outcomes
+		.filter((outcome) => outcome.orderId !== undefined && lostIds.includes(outcome.orderId))
+		.map((outcome) => `lost ${outcome.orderId}, execution ${outcome.id}: ${outcome.itemNotes.join('; ') || 'no item skipped or failed'}`);
 	const reasons = [
 		...failedOutcomes.map((outcome) => `execution ${outcome.id} (${outcome.orderId ?? 'order unknown'}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`),
 		...problems.map((delivery) => `POST of ${delivery.orderId}: ${delivery.problem}`),
+		...lostNotes,
 	];
 
 	const requests = double.requests.slice(ledger.firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
@@ -94,7 +99,7 @@ export function judge(input: {
 		deliveries: ledger.deliveries.length,
 		sendingSeconds: (Math.max(...sentAt) - Math.min(...sentAt)) / 1000,
 		doubled: ledger.orderIds.filter((id) => timesQueued(id) > 1).length,
-		lost: ledger.orderIds.filter((id) => timesQueued(id) === 0).length,
+		lost: lostIds.length,
 		executions: outcomes.length,
 		failed: failedOutcomes.length,
 		missing: Math.max(0, ledger.deliveries.length - outcomes.length),
@@ -104,7 +109,7 @@ export function judge(input: {
 		webhookMs: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
 		latenciesMs: latencies,
 		doubleRequests: { total: requests.length, byStatus },
-		reasons: reasons.slice(0, 5),
+		reasons: reasons.slice(0, 8),
 	};
 	if (ranOn !== undefined) {
 		const workerOf = (id: string) => ranOn.get(id)?.join('+') ?? 'unknown';

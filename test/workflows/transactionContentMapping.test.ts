@@ -82,6 +82,9 @@ describe('transaction › create with content mapped onto the generic order type
 
 		expect(result.main[0]).toMatchObject({ queued: true });
 		expect(result.main[1]).toEqual({
+			queued: false,
+			outcomeUnknown: false,
+			contact: {},
 			error: 'Content Fields: order.tax_rate must be a number, not the text "12,5"',
 			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
 		});
@@ -112,7 +115,7 @@ describe('transaction › create with content mapped onto the generic order type
 			onError: 'continueRegularOutput',
 		});
 
-		expect(result.main.map((json) => json.queued)).toEqual([true, true, undefined]);
+		expect(result.main.map((json) => json.queued)).toEqual([true, true, false]);
 		expect(result.main[2].error).toBe(
 			'Content Fields: order.items must be a list of objects, but the text "Mug x2" is not valid JSON',
 		);

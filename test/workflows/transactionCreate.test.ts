@@ -62,6 +62,9 @@ describe('transaction › create in a workflow: input and refusals', () => {
 
 			expect(result.main[0]).toMatchObject({ queued: true, contact: { email: 'new1@example.com' } });
 			expect(result.main[1]).toEqual({
+				queued: false,
+				outcomeUnknown: false,
+				contact: {},
 				error: 'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
 				message: 'Fix it in the input or in the node’s fields.',
 			});
@@ -133,7 +136,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			onError: 'continueRegularOutput',
 		});
 
-		expect(result.main.map((json) => json.queued ?? json.error)).toEqual([
+		expect(result.main.map((json) => json.error ?? json.queued)).toEqual([
 			true,
 			'Contact ID must be a whole number of at least 0, not "C-1002"',
 			true,

@@ -63,7 +63,7 @@ describe('transaction › create in a workflow: request size', () => {
 		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024 } };
 
 		const going = await runNode({ credentials: credentials(), parameters, items, onError: 'continueRegularOutput' });
-		expect(going.main.map((json) => json.queued ?? json.error)).toEqual([
+		expect(going.main.map((json) => json.error ?? json.queued)).toEqual([
 			true,
 			true,
 			expect.stringMatching(/^The transaction alone is \d,\d{3} bytes as JSON, more than one request may carry \(1,024 bytes\)$/),

@@ -48,7 +48,7 @@ describe('transport behaviour in a workflow', () => {
 		expect(double().requests).toHaveLength(1);
 	});
 
-	it('does not resend transactions after a 500 on their POST, and every item says the outcome is unknown', async () => {
+	it('does not resend transactions after a 500 on their POST, and every item says the outcome is unknown, also as outcomeUnknown: true', async () => {
 		double().faults.failNext(1, 500, { match: 'transactions' });
 		const items = ['anna@example.com', 'ben@example.com'].map((email) => ({ type: 1, contact: { email }, content: { 'order.id': email } }));
 
@@ -62,6 +62,7 @@ describe('transport behaviour in a workflow', () => {
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 		expect(result.main).toHaveLength(2);
 		for (const item of result.main) {
+			expect(item).toMatchObject({ queued: false, outcomeUnknown: true });
 			expect(item.error).toContain("Injected 500; the request's outcome is unknown");
 			expect(item.message).toContain('It was not sent again');
 			expect(item.message).toContain('Attempts made: 1.');

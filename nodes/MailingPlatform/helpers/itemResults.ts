@@ -15,7 +15,8 @@ export type ItemResult =
 	| ({ json: IDataObject } & Paired)
 	/** Data that goes to the error output when the node has one (a transaction the service did not queue). */
 	| ({ json: IDataObject; declined: { message: string; description?: string } } & Paired)
-	| ({ error: NodeError } & Paired);
+	/** A failure; `json` holds what the operation still knows of the item, for the regular output. */
+	| ({ error: NodeError; json?: IDataObject } & Paired);
 
 export const paired = (itemIndex: number) => ({ item: itemIndex });
 
@@ -39,6 +40,11 @@ export function itemError(node: INode, error: unknown, itemIndex?: number): Node
 /** An error item: `{ error, message }` is, besides `{ error }`, the only shape n8n routes to the error output. */
 export function errorItemJson(error: { message: string; description?: string | null }): IDataObject {
 	return error.description ? { error: error.message, message: error.description } : { error: error.message };
+}
+
+/** On the regular output nothing is routed by shape, so a failed item keeps what is known of it beside the error. */
+function failedItemJson(policy: FailurePolicy, result: { error: NodeError; json?: IDataObject }): IDataObject {
+	return policy.errorOutput || result.json === undefined ? errorItemJson(result.error) : { ...result.json, ...errorItemJson(result.error) };
 }
 
 /**
@@ -75,7 +81,7 @@ export function outputItems(policy: FailurePolicy, results: readonly ItemResult[
 		if (failed !== undefined && 'error' in failed) throw failed.error;
 	}
 	return results.map((result) => {
-		if ('error' in result) return { json: errorItemJson(result.error), pairedItem: result.pairedItem };
+		if ('error' in result) return { json: failedItemJson(policy, result), pairedItem: result.pairedItem };
 		if ('declined' in result && policy.errorOutput) return { json: errorItemJson(result.declined), pairedItem: result.pairedItem };
 		return 'declined' in result ? { json: result.json, pairedItem: result.pairedItem } : result;
 	});

@@ -120,12 +120,13 @@ export function outcomeRenderer(context: IExecuteFunctions, mode: { keyed: boole
 	const keyField = (record: TransactionRecord): IDataObject => (record.key === undefined ? {} : { deduplicationKey: record.key });
 	const failed = (record: SettledRecord, error: NodeError): ItemResult => {
 		if (mode.keyed) error.description = joined(error.description, keyNote(record));
-		return { error, pairedItem: paired(record.itemIndex) };
+		const outcomeUnknown = record.outcome.kind === 'failed' && record.outcome.failure.outcomeUnknown;
+		return { error, json: { queued: false, outcomeUnknown, contact: contactIn(record), ...keyField(record) }, pairedItem: paired(record.itemIndex) };
 	};
 	const requestError = (record: SettledRecord, failure: RequestFailure): ItemResult => {
 		let shared = failures.get(failure);
 		if (shared === undefined) failures.set(failure, (shared = failureError(context, failure, mode.keyed)));
-		if (!mode.keyed) return { error: shared, pairedItem: paired(record.itemIndex) };
+		if (!mode.keyed) return failed(record, shared);
 		const { message, description, httpCode } = shared;
 		return failed(record, serviceError(context, { message, description: description ?? undefined, httpCode: httpCode ?? undefined }, record.itemIndex));
 	};
