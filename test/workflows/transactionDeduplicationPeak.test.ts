@@ -72,6 +72,15 @@ describe('transaction › create with a Deduplication Key at peak load', () => {
 		expect(queuedCounts()).toEqual(everyOnce(30));
 	});
 
+	it('sends an order whose second delivery arrives while its first is being refused: the second waits for the first’s outcome', async () => {
+		// Every attempt of the first request is refused (503, beyond the node's retries); the fault is used up by then.
+		double().faults.failNext(5, 503, { match: 'transactions', retryAfter: '0' });
+		const runs = await Promise.all([0, 0].map(async (number) => await runNode({ credentials: credentials(), parameters: keyed, items: [order(number)], onError: 'continueErrorOutput' })));
+
+		expect(queuedCounts()).toEqual(everyOnce(1));
+		expect(runs.map((run) => (run.errorOutput.length > 0 ? 'refused' : run.main[0].queued))).toEqual(['refused', true]);
+	});
+
 	it('across two processes: their first uses of the store collide without failing an execution, and no released key comes back', async () => {
 		for (const number of [0, 3, 6, 9]) double().faults.notQueuedOrders.add(`A-${number}`);
 		const first = await Promise.all(

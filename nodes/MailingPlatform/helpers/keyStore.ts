@@ -72,9 +72,38 @@ async function workOff(id: string, queue: Waiting[]): Promise<void> {
 	queues.delete(id);
 }
 
+/** The keys executions of this process are sending, per workflow and node, each with the promise of its outcome. */
+const sending = new Map<string, Promise<void>>();
+
+/**
+ * Runs `work` once no other execution of this process is sending any of `keys`, holding them
+ * meanwhile: a second delivery of an order waits for the first's outcome, so it is skipped only
+ * once the order was queued, and sent if the first was refused. All keys are taken at once, so
+ * two executions cannot wait for each other.
+ */
+async function whileSending<T>(nodeId: string, keys: readonly string[], work: () => Promise<T>): Promise<T> {
+	const ids = keys.map((key) => JSON.stringify([nodeId, key]));
+	for (;;) {
+		const busy = new Set(ids.flatMap((id) => sending.get(id) ?? []));
+		if (busy.size === 0) break;
+		await Promise.all(busy);
+	}
+	let settle = () => {};
+	const settled = new Promise<void>((resolve) => (settle = resolve));
+	for (const id of ids) sending.set(id, settled);
+	try {
+		return await work();
+	} finally {
+		for (const id of ids) sending.delete(id);
+		settle();
+	}
+}
+
+const nodeIdOf = (context: IExecuteFunctions) => JSON.stringify([context.getWorkflow().id, context.getNode().id]);
+
 function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], historySize: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
-	const id = JSON.stringify([context.getWorkflow().id, context.getNode().id]);
+	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
 		const waiting: Waiting = { kind, keys, context, options: { mode: 'entries', maxEntries: historySize }, done, failed };
 		const queue = queues.get(id);
@@ -96,6 +125,7 @@ export function keyStore(context: IExecuteFunctions, historySize: number) {
 		remove: async (keys: readonly string[]) => {
 			await enqueue(context, 'remove', keys, historySize);
 		},
+		whileSending: async <T>(keys: readonly string[], work: () => Promise<T>) => await whileSending(nodeIdOf(context), keys, work),
 	};
 }
 

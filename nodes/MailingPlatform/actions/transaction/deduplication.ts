@@ -54,10 +54,11 @@ const confirmDelayMs = () => 50 + Math.random() * 100;
 
 /**
  * Sends, with `send`, the records whose key this node has not sent before, in this or an earlier
- * execution. The keys are recorded before sending, so that a duplicate arriving meanwhile is
- * skipped. Afterwards the keys of queued transactions, and of those the service may have queued
- * (outcome unknown), are recorded again (another process may have written over them); the keys
- * of everything else are removed, twice, so that a re-run sends it.
+ * execution. A duplicate in this process waits for the first's outcome; the keys are recorded
+ * before sending, so that one in another process (a queue-mode worker) is skipped. Afterwards
+ * the keys of queued transactions, and of those the service may have queued (outcome unknown),
+ * are recorded again (another process may have written over them); the keys of everything else
+ * are removed three times, so that a re-run sends it.
  */
 export async function sendOnce(
 	context: IExecuteFunctions,
@@ -75,25 +76,27 @@ export async function sendOnce(
 		return;
 	}
 	const store = keyStore(context, historySize);
-	let sentBefore: Set<string>;
-	try {
-		sentBefore = await store.record(toSend.map(keyOf));
-	} catch (error) {
-		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.');
-		for (const record of toSend) record.outcome = { kind: 'refused', problem };
-		return;
-	}
-	for (const record of toSend) {
-		if (sentBefore.has(keyOf(record))) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
-	}
-	const claimed = unsettled(toSend);
-	let sent = false;
-	try {
-		await send(claimed);
-		sent = true;
-	} finally {
-		await settleKeys(context, store, claimed, sent);
-	}
+	await store.whileSending(toSend.map(keyOf), async () => {
+		let sentBefore: Set<string>;
+		try {
+			sentBefore = await store.record(toSend.map(keyOf));
+		} catch (error) {
+			const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.');
+			for (const record of toSend) record.outcome = { kind: 'refused', problem };
+			return;
+		}
+		for (const record of toSend) {
+			if (sentBefore.has(keyOf(record))) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
+		}
+		const claimed = unsettled(toSend);
+		let sent = false;
+		try {
+			await send(claimed);
+			sent = true;
+		} finally {
+			await settleKeys(context, store, claimed, sent);
+		}
+	});
 }
 
 /** Whether the key must stay: the service queued the transaction, or may have. */
