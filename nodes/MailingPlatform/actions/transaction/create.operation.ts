@@ -6,6 +6,7 @@ import { isSet, readerFor, readInteger } from '../../helpers/parameters';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
 import { buildRecords } from './build';
 import { sendOnce, skipRepeatedKeys } from './deduplication';
+import type { SendableRecord } from './outcomes';
 import { outcomeRenderer, settled, unsettled } from './outcomes';
 import { Sender, transactionPoster } from './sender';
 
@@ -60,7 +61,7 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 	// Without continue-on-fail a refused item stops the node, before anything is sent.
 	if (policy.continueOnFail || !records.some((record) => record.outcome?.kind === 'refused')) {
 		const sender = new Sender(settings.dryRun ? undefined : transactionPoster(this, settings.ignoreInvalid), settings.maxRequestBytes, !policy.continueOnFail);
-		const send = async (toSend: Parameters<Sender['send']>[0]) => await sender.send(toSend);
+		const send = async (toSend: readonly SendableRecord[]) => await sender.send(toSend);
 		if (settings.deduplication === undefined || settings.dryRun) await send(unsettled(records));
 		else await sendOnce(this, settings.deduplication.historySize, records, send);
 	}

@@ -76,10 +76,11 @@ export async function sendOnce(
 		return;
 	}
 	const store = keyStore(context, historySize);
-	await store.whileSending(toSend.map(keyOf), async () => {
+	const keys = toSend.map(keyOf);
+	await store.whileSending(keys, async () => {
 		let sentBefore: Set<string>;
 		try {
-			sentBefore = await store.record(toSend.map(keyOf));
+			sentBefore = await store.record(keys);
 		} catch (error) {
 			const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.');
 			for (const record of toSend) record.outcome = { kind: 'refused', problem };

@@ -69,7 +69,6 @@ export function settled(records: readonly TransactionRecord[]): readonly Settled
 	return records.every(isSettled) ? records : records.filter(isSettled);
 }
 
-
 function joined(...texts: unknown[]): string {
 	return texts.filter((text) => typeof text === 'string' && text !== '').join(' ');
 }

@@ -88,8 +88,8 @@ export function transactionPoster(context: IExecuteFunctions, ignoreInvalid: boo
 /**
  * Sends records in bodies packed at its current limit, each transaction at most once, and settles
  * every record it was given: reported, failed with its request, refused when it alone exceeds Max
- * Request Bytes or JSON cannot express it,
- * or (without `post`, a dry run) shown with the request it would go in. The limit starts at Max
+ * Request Bytes or JSON cannot express it, or (without `post`, a dry run) shown with the request
+ * it would go in. The limit starts at Max
  * Request Bytes; a 413 says the account's limit is lower, so it drops to half the refused body,
  * which is packed again, as is every later body. With `stopAtFailure` nothing is sent after a failure.
  */
@@ -160,11 +160,7 @@ export class Sender {
 		if (reports === 'tooLarge') {
 			// A 413 queues nothing, so the same transactions may go again in smaller bodies.
 			this.limit = Math.min(this.limit, Math.floor(bytes.length / 2));
-			for (const smaller of this.pack(records)) {
-				await this.sendBody(smaller);
-				if (this.stopped) return;
-			}
-			return;
+			return await this.send(records);
 		}
 		reports.forEach((report, index) => {
 			records[index].outcome = { kind: 'reported', report };
