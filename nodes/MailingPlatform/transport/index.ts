@@ -1,4 +1,4 @@
-import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatformApi.credentials';
@@ -90,6 +90,18 @@ function networkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
+/** The credential of each node run, decrypted once for all its requests. */
+const credentials = new WeakMap<ServiceContext, Promise<ICredentialsDecrypted>>();
+
+function credentialOf(context: ServiceContext): Promise<ICredentialsDecrypted> {
+	let credential = credentials.get(context);
+	if (credential === undefined) {
+		credential = context.getCredentials(CREDENTIAL_TYPE).then((data) => ({ id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data }));
+		credentials.set(context, credential);
+	}
+	return credential;
+}
+
 /** How messages name a request: `GET reports/blocks`. */
 export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>): string {
 	return `${request.method} ${request.path.join('/')}`;
@@ -102,7 +114,8 @@ export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>
  * go out twice. Every other failure becomes a `NodeApiError` that states the attempts made.
  */
 export async function apiRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
-	const { baseUrl } = await this.getCredentials<{ baseUrl: string }>(CREDENTIAL_TYPE);
+	const credential = await credentialOf(this);
+	const baseUrl = String(credential.data?.baseUrl ?? '');
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: buildUrl(baseUrl, request.path, request.query),
@@ -128,11 +141,9 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 	for (let attempt = 1; ; attempt++) {
 		let result: HttpResult;
 		try {
-			result = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				options,
-			)) as HttpResult;
+			result = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, options, {
+				credentialsDecrypted: credential,
+			})) as HttpResult;
 		} catch (error) {
 			const code = networkErrorCode(error);
 			if (code === undefined) {

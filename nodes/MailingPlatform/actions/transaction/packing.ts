@@ -45,7 +45,7 @@ export function* packBodies(
 		}
 		const bytes = Buffer.byteLength(json, 'utf8');
 		if (!writer.isEmpty() && !writer.fitsOne(bytes)) yield writer.take();
-		if (writer.fitsOne(bytes)) writer.writeOne(record, json);
+		if (writer.fitsOne(bytes)) writer.writeOne(record, json, bytes);
 		else yield { records: [record], bytes: Buffer.from(`[${json}]`, 'utf8') };
 	}
 
@@ -66,7 +66,7 @@ export function* packBodies(
 	if (!writer.isEmpty()) yield writer.take();
 }
 
-/** Writes array text into one reused buffer. */
+/** Writes array text into one reused buffer, grown as the bodies need. */
 class BodyWriter {
 	private buffer: Buffer | undefined;
 
@@ -90,7 +90,8 @@ class BodyWriter {
 
 	writeChunk(chunk: readonly SendableRecord[], json: string): void {
 		const offset = Math.max(0, this.closeAt);
-		const buffer = this.ensureBuffer();
+		const mostBytes = offset + 3 * json.length;
+		const buffer = this.reserve(mostBytes <= this.capacity() ? mostBytes : offset + Buffer.byteLength(json, 'utf8'));
 		const written = buffer.write(json, offset, 'utf8');
 		if (this.closeAt >= 0) buffer[offset] = COMMA;
 		this.closeAt = offset + written - 1;
@@ -102,9 +103,9 @@ class BodyWriter {
 		return Math.max(0, this.closeAt) + bytes + 2 <= this.limit();
 	}
 
-	writeOne(record: SendableRecord, json: string): void {
-		const buffer = this.ensureBuffer();
+	writeOne(record: SendableRecord, json: string, bytes: number): void {
 		let offset = Math.max(0, this.closeAt);
+		const buffer = this.reserve(offset + bytes + 2);
 		buffer[offset++] = this.closeAt < 0 ? OPEN_BRACKET : COMMA;
 		offset += buffer.write(json, offset, 'utf8');
 		buffer[offset] = CLOSE_BRACKET;
@@ -114,14 +115,25 @@ class BodyWriter {
 
 	/** The body written so far; the buffer is written over once more is packed. */
 	take(): Body {
-		const body = { records: this.records, bytes: this.ensureBuffer().subarray(0, this.closeAt + 1) };
+		const body = { records: this.records, bytes: this.reserve(this.closeAt + 1).subarray(0, this.closeAt + 1) };
 		this.records = [];
 		this.closeAt = -1;
 		return body;
 	}
 
-	private ensureBuffer(): Buffer {
-		// The limit only falls, so the first one bounds every body.
-		return (this.buffer ??= Buffer.allocUnsafe(this.limit()));
+	private capacity(): number {
+		return this.buffer?.length ?? 0;
+	}
+
+	/**
+	 * The buffer, with room for `bytes`. It grows with the bodies, doubling up to the limit, so a
+	 * body of one order costs about its own size, not the limit's: the buffer lives while the
+	 * request is under way, and one of the limit's size per execution is freed only by a full GC.
+	 */
+	private reserve(bytes: number): Buffer {
+		if (this.buffer !== undefined && bytes <= this.buffer.length) return this.buffer;
+		const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(this.limit(), 2 * this.capacity())));
+		this.buffer?.copy(grown, 0, 0, this.closeAt + 1);
+		return (this.buffer = grown);
 	}
 }
