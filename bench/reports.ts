@@ -4,10 +4,10 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MailingPlatform } from '../nodes/MailingPlatform/MailingPlatform.node';
 import { toRawBlock } from '../nodes/MailingPlatform/actions/report/blockRecords';
-import { buildQueryString, readPaging } from '../nodes/MailingPlatform/transport';
+import { buildQueryString, readPageCount } from '../nodes/MailingPlatform/transport';
 import type { PageFetcher } from '../nodes/MailingPlatform/actions/report/paging';
-import { PAGE_CONCURRENCY, fetchAllPages } from '../nodes/MailingPlatform/actions/report/paging';
-import { parseXml } from '../nodes/MailingPlatform/transport/xml';
+import { fetchAllPages } from '../nodes/MailingPlatform/actions/report/paging';
+import { readXml } from '../nodes/MailingPlatform/transport/xml';
 import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
 import { DoubleProcess } from './doubleProcess';
@@ -17,6 +17,8 @@ import type { Measurements } from './scenario';
 export const BLOCKS = 100_000;
 export const PAGE_SIZE = 1000;
 export const LATENCY_MS = 20;
+/** Pages the node reads at a time once the first told how many (its own default in paging.ts). */
+export const CONCURRENT_PAGES = 4;
 const TIME_ZONE = 'Europe/Berlin';
 
 async function startDouble(): Promise<DoubleProcess> {
@@ -48,9 +50,7 @@ async function fetchPage(credentials: CredentialValues, path: string, agent?: Ag
 function parseAndShapeCpuMs(bodies: string[]): number {
 	const before = mainThreadCpuMs();
 	for (const body of bodies) {
-		const parsed = parseXml(body);
-		if (!parsed.ok) throw new Error(parsed.problem);
-		for (const block of parsed.data.blocks as IDataObject[]) toRawBlock(block, TIME_ZONE);
+		for (const block of readXml(body)?.blocks as IDataObject[]) toRawBlock(block, TIME_ZONE);
 	}
 	return mainThreadCpuMs() - before;
 }
@@ -87,7 +87,7 @@ export async function reports(): Promise<Measurements> {
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
 		return {
-			concurrency: PAGE_CONCURRENCY,
+			concurrency: CONCURRENT_PAGES,
 			items,
 			requests: stats.requests.length,
 			xmlBytes,
@@ -115,9 +115,8 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 	const pages: PageFetcher<IDataObject> = async (pageIndex, pageSize) => {
 		const query = buildQueryString({ exclude_anonymous_blocks: true, page_index: pageIndex, page_size: pageSize });
 		const { body, headers } = await fetchPage(double.credentials, `reports/blocks?${query}`, agent);
-		const parsed = parseXml(body);
-		if (!parsed.ok) throw new Error(parsed.problem);
-		return { records: (parsed.data.blocks as IDataObject[]).map((block) => toRawBlock(block, TIME_ZONE)), paging: readPaging(headers), body };
+		const blocks = readXml(body)?.blocks as IDataObject[];
+		return { records: blocks.map((block) => toRawBlock(block, TIME_ZONE)), pageCount: readPageCount(headers), body };
 	};
 	try {
 		await fetchAllPages(pages, { limit: PAGE_SIZE, concurrency });
@@ -139,7 +138,7 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 }
 
 export async function pagedReadConcurrent(): Promise<Measurements> {
-	return await pagedRead(PAGE_CONCURRENCY);
+	return await pagedRead(CONCURRENT_PAGES);
 }
 
 export async function pagedReadSequential(): Promise<Measurements> {

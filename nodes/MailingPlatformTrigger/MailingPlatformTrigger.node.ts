@@ -122,8 +122,8 @@ export class MailingPlatformTrigger implements INodeType {
 		if (this.getMode() === 'manual') {
 			// The report is in time order: the newest block is alone on the last page of size 1.
 			const first = await pages({})(1, 1);
-			const lastPage = first.paging.pages ?? 1;
-			const latest = lastPage <= 1 ? first.records : (await pages({})(lastPage, 1)).records;
+			const lastPage = first.pageCount ?? 1;
+			const latest = lastPage <= 1 ? first.records : (await pages({})(lastPage, 1, lastPage)).records;
 			return emit(latest.slice(0, 1));
 		}
 

@@ -9,7 +9,7 @@ function source(total: number, options: { pagesHeader?: boolean; ignorePageIndex
 		const index = options.ignorePageIndex ? 1 : pageIndex;
 		const records = Array.from({ length: total }, (_, i) => i + 1).slice((index - 1) * pageSize, index * pageSize);
 		const pages = options.pagesHeader === false ? undefined : Math.ceil(total / pageSize);
-		return { records, paging: { pages }, body: JSON.stringify(records) };
+		return { records, pageCount: pages, body: JSON.stringify(records) };
 	};
 	return { asked, fetchPage };
 }
@@ -45,7 +45,7 @@ describe('fetchAllPages', () => {
 	it('stops at an empty page even when X-Pages promised more', async () => {
 		const fetchPage = async (pageIndex: number): Promise<Page<number>> => ({
 			records: pageIndex === 1 ? Array.from({ length: 1000 }, (_, i) => i) : [],
-			paging: { pages: 50 },
+			pageCount: 50,
 			body: '',
 		});
 		expect(await fetchAllPages(fetchPage)).toHaveLength(1000);
@@ -55,17 +55,20 @@ describe('fetchAllPages', () => {
 		const { asked, fetchPage } = source(5000, { ignorePageIndex: true });
 		const claimingBillion = async (pageIndex: number, pageSize: number) => ({
 			...(await fetchPage(pageIndex, pageSize)),
-			paging: { pages: 1_000_000_000 },
+			pageCount: 1_000_000_000,
 		});
 		expect(await fetchAllPages(claimingBillion)).toHaveLength(1000);
 		expect(asked.length).toBeLessThanOrEqual(5);
 	});
 
-	it('fails with the page that failed', async () => {
-		const fetchPage = async (pageIndex: number): Promise<Page<number>> => {
-			if (pageIndex === 3) throw new Error('boom');
-			return { records: Array.from({ length: 1000 }, (_, i) => i), paging: { pages: 5 }, body: `page ${pageIndex}` };
+	it('fails with the failure of the first page that failed, and tells each later page how many there are, for its errors', async () => {
+		const counts: Array<number | undefined> = [];
+		const fetchPage = async (pageIndex: number, _pageSize: number, pageCount?: number): Promise<Page<number>> => {
+			counts[pageIndex] = pageCount;
+			if (pageIndex >= 3) throw new Error(`page ${pageIndex} failed`);
+			return { records: Array.from({ length: 1000 }, (_, i) => i), pageCount: 5, body: `page ${pageIndex}` };
 		};
-		await expect(fetchAllPages(fetchPage)).rejects.toThrow('boom (page 3 of 5)');
+		await expect(fetchAllPages(fetchPage)).rejects.toThrow('page 3 failed');
+		expect(counts.slice(1, 3)).toEqual([undefined, 5]);
 	});
 });

@@ -1,14 +1,14 @@
-import type { SendableRecord } from '../../nodes/MailingPlatform/actions/transaction/outcomes';
 import { packBodies } from '../../nodes/MailingPlatform/actions/transaction/packing';
 
 type Transaction = Record<string, unknown>;
 
 /**
  * The bodies written the simplest way, as the expectation: each transaction serialized alone, greedy
- * batches in order joined as `[a,b]`; one too large for any body alone in a body of its own.
+ * batches in order joined as `[a,b]`; one JSON cannot hold, or too large for any body alone,
+ * refused, and the batch before it closed (a body holds consecutive items only).
  */
 function oneByOne(transactions: Transaction[], maxBytes: number) {
-	const unserializable: number[] = [];
+	const refused: number[] = [];
 	const bodies: Array<{ items: number[]; body: string }> = [];
 	let items: number[] = [];
 	let texts: string[] = [];
@@ -23,24 +23,29 @@ function oneByOne(transactions: Transaction[], maxBytes: number) {
 		try {
 			json = JSON.stringify(transaction);
 		} catch {
-			unserializable.push(itemIndex);
+			close();
+			refused.push(itemIndex);
 			continue;
 		}
 		if (items.length > 0 && bytes([...texts, json]) > maxBytes) close();
+		if (bytes([json]) > maxBytes) {
+			refused.push(itemIndex);
+			continue;
+		}
 		items.push(itemIndex);
 		texts.push(json);
-		if (bytes([json]) > maxBytes) close();
 	}
 	close();
-	return { unserializable, bodies };
+	return { refused, bodies };
 }
 
 /** What the packer yields, each body read as it comes: the next one is written into the same buffer. */
 const packed = (transactions: Transaction[], maxBytes: number) => {
-	const result = { unserializable: [] as number[], bodies: [] as Array<{ items: number[]; body: string }> };
-	const records: SendableRecord[] = transactions.map((transaction, itemIndex) => ({ itemIndex, transaction }));
-	for (const body of packBodies(records, () => maxBytes, (record) => result.unserializable.push(record.itemIndex))) {
-		result.bodies.push({ items: body.records.map((record) => record.itemIndex), body: body.bytes.toString('hex') });
+	const result = { refused: [] as number[], bodies: [] as Array<{ items: number[]; body: string }> };
+	const order = transactions.map((_, itemIndex) => itemIndex);
+	for (const body of packBodies(transactions, order, 0, { limit: maxBytes, maxBytes })) {
+		if ('refusal' in body) result.refused.push(order[body.start]);
+		else result.bodies.push({ items: order.slice(body.start, body.end), body: body.bytes.toString('hex') });
 	}
 	return result;
 };
@@ -69,19 +74,38 @@ describe('packing transactions into request bodies', () => {
 		expect(packed(transactions, maxBytes)).toEqual(expected);
 	});
 
-	it('fills bodies to exactly the limit and gives what cannot fit a body of its own, leaving out what JSON cannot hold', () => {
+	it('fills bodies to exactly the limit and refuses what JSON cannot hold or no body can carry', () => {
 		const maxBytes = 1024;
 		// {"n":"…"} takes 8 bytes besides the text.
 		const ofBytes = (bytes: number): Transaction => ({ n: 'x'.repeat(bytes - 8) });
 		const transactions = [ofBytes(500), ofBytes(521), ofBytes(maxBytes - 2), ofBytes(maxBytes - 1), ofBytes(100), { n: 1n }, ofBytes(1022), ofBytes(10)];
 		const expected = oneByOne(transactions, maxBytes);
-		expect(expected.unserializable).toEqual([5]);
-		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 1025, 102, 1024, 12]);
+		expect(expected.refused).toEqual([3, 5]);
+		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 102, 1024, 12]);
 		expect(packed(transactions, maxBytes)).toEqual(expected);
 	});
 
+	it('gives a transaction above a lowered limit a body of its own, and refuses it only above Max Request Bytes', () => {
+		const transactions = [{ n: 'x'.repeat(600) }, { n: 'y'.repeat(600) }, { n: 'z'.repeat(2000) }];
+		const bodies = [...packBodies(transactions, [0, 1, 2], 0, { limit: 300, maxBytes: 1024 })];
+		expect(bodies.map((body) => ('refusal' in body ? 'refused' : body.bytes.length))).toEqual([610, 610, 'refused']);
+	});
+
+	it('starts at the given position of the order, and packs only the items the order names', () => {
+		const transactions = [{ a: 0 }, { a: 1 }, { a: 2 }, { a: 3 }];
+		const bodies = [...packBodies(transactions, [0, 2, 3], 1, { limit: 1024, maxBytes: 1024 })];
+		expect(bodies.map((body) => ('refusal' in body ? 'refused' : [body.start, body.end, body.bytes.toString()]))).toEqual([[1, 3, '[{"a":2},{"a":3}]']]);
+	});
+
+	it('writes a small body into a buffer of about its size, not of the limit', () => {
+		const [body] = [...packBodies([{ order: 'A-1', total: 59.9 }], [0], 0, { limit: 9_000_000, maxBytes: 9_000_000 })];
+		expect('refusal' in body).toBe(false);
+		// Small buffers share Node's pool; before, every execution took a buffer of the whole limit.
+		expect('bytes' in body && body.bytes.buffer.byteLength).toBeLessThanOrEqual(Buffer.poolSize);
+	});
+
 	it('packs nothing for no transactions, and one body for one', () => {
-		expect(packed([], 1024)).toEqual({ unserializable: [], bodies: [] });
-		expect(packed([{ a: 'ü' }], 1024)).toEqual({ unserializable: [], bodies: [{ items: [0], body: Buffer.from('[{"a":"ü"}]').toString('hex') }] });
+		expect(packed([], 1024)).toEqual({ refused: [], bodies: [] });
+		expect(packed([{ a: 'ü' }], 1024)).toEqual({ refused: [], bodies: [{ items: [0], body: Buffer.from('[{"a":"ü"}]').toString('hex') }] });
 	});
 });

@@ -1,80 +1,92 @@
 import type { INode } from 'n8n-workflow';
 
-import type { SendableRecord } from '../../nodes/MailingPlatform/actions/transaction/outcomes';
-import type { PostTransactions } from '../../nodes/MailingPlatform/actions/transaction/sender';
-import { Sender } from '../../nodes/MailingPlatform/actions/transaction/sender';
+import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/outcomes';
+import type { PostTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
+import { packForDryRun, sendTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
 import { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 
 const node: INode = { id: 'node', name: 'Mailing Platform', type: 'mailingPlatform', typeVersion: 1, position: [0, 0], parameters: {} };
 
-/** Ten transactions of 101 bytes each, for items 10 to 19: a body of n of them has 102 n + 1 bytes. */
-const records = (): SendableRecord[] => Array.from({ length: 10 }, (_, index) => ({ itemIndex: 10 + index, transaction: { id: index, padding: 'x'.repeat(80) } }));
+/** Items 0 to 9 have no transaction; items 10 to 19 have one of 101 bytes each: a body of n of them has 102 n + 1 bytes. */
+const transactions = Array.from({ length: 20 }, (_, index) => (index < 10 ? undefined : { id: index - 10, padding: 'x'.repeat(80) }));
+const order = Array.from({ length: 10 }, (_, index) => 10 + index);
+
+function serviceError(details: { message: string; httpCode?: string }, flags: Partial<Pick<ServiceError, 'outcomeUnknown' | 'notProcessed'>> = {}) {
+	return Object.assign(new ServiceError(node, { message: details.message, httpCode: details.httpCode ?? '' }), { httpCode: details.httpCode ?? null }, flags);
+}
 
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */
 function service(limit: number, fail?: (call: number) => ServiceError | undefined) {
 	const received: number[][] = [];
-	const post: PostTransactions = async (body, count) => {
+	const post: PostTransactions = async (body, itemIndexes) => {
 		received.push((JSON.parse(body.toString('utf8')) as Array<{ id: number }>).map((transaction) => transaction.id));
 		const failure = fail?.(received.length - 1);
 		if (failure !== undefined) throw failure;
-		if (body.length > limit) return 'tooLarge';
-		return Array.from({ length: count }, () => ({ queued: true, contact: {} }));
+		if (body.length > limit) throw serviceError({ message: 'Request entity too large', httpCode: '413' }, { notProcessed: true });
+		return itemIndexes.map(() => ({ queued: true, contact: {} }));
 	};
 	return { post, received };
 }
 
-const outcomes = (sent: SendableRecord[]) => sent.map((record) => record.outcome?.kind ?? 'unsent');
+/** Each item's outcome kind, in input order of the items sent; `unsent` where no outcome covers it. */
+const kinds = (outcomes: Outcome[]) => order.map((itemIndex) => outcomes.find((outcome) => outcome.itemIndexes.includes(itemIndex))?.kind ?? 'unsent');
 
-describe('sending records in packed bodies', () => {
+describe('sending transactions in packed bodies', () => {
 	it('re-packs a body refused with 413 at half its size, and every later body at that limit; each transaction is reported once', async () => {
 		const { post, received } = service(450);
-		const sent = records();
-		await new Sender(post, 1_000, true).send(sent);
+		const outcomes = await sendTransactions(post, transactions, order, { maxRequestBytes: 1_000, stopAtFailure: true });
 
 		// 9 fit in 1,000 bytes (919 bytes); the 413 lowers the limit to 459: four per body (409 bytes).
-		expect(received).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3], [4, 5, 6, 7], [8], [9]]);
-		expect(outcomes(sent)).toEqual(sent.map(() => 'reported'));
+		expect(received).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]);
+		expect(outcomes.map((outcome) => outcome.itemIndexes)).toEqual([[10, 11, 12, 13], [14, 15, 16, 17], [18, 19]]);
+		expect(kinds(outcomes)).toEqual(order.map(() => 'reported'));
 	});
 
 	it('sends one transaction alone and fails it with its request when the service refuses even that', async () => {
-		const tooLarge = new ServiceError(node, { message: 'too large even alone' });
+		const tooLarge = serviceError({ message: 'too large even alone', httpCode: '413' }, { notProcessed: true });
 		const { post, received } = service(10_000, (call) => (call === 1 ? tooLarge : undefined));
-		const sent = records().slice(0, 3);
-		await new Sender(post, 250, false).send(sent);
+		const outcomes = await sendTransactions(post, transactions, order.slice(0, 3), { maxRequestBytes: 250, stopAtFailure: false });
 
 		expect(received).toEqual([[0, 1], [2]]);
-		expect(sent[2].outcome).toEqual({ kind: 'failed', failure: { error: tooLarge, outcomeUnknown: false, itemIndexes: [12], queuedBefore: 2 } });
+		expect(outcomes[1]).toEqual({ kind: 'failed', itemIndexes: [12], error: tooLarge });
 	});
 
 	it('refuses a transaction above Max Request Bytes without sending it, saying what earlier requests queued', async () => {
 		const { post, received } = service(10_000);
-		const sent: SendableRecord[] = [...records().slice(0, 2), { itemIndex: 12, transaction: { id: 2, padding: 'x'.repeat(400) } }];
-		await new Sender(post, 300, false).send(sent);
+		const withLarge = [...transactions.slice(0, 12), { id: 2, padding: 'x'.repeat(400) }];
+		const outcomes = await sendTransactions(post, withLarge, [10, 11, 12], { maxRequestBytes: 300, stopAtFailure: false });
 
 		expect(received).toEqual([[0, 1]]);
-		expect(sent[2].outcome).toEqual({ kind: 'refused', problem: expect.objectContaining({ message: 'The transaction alone is 421 bytes as JSON, more than one request may carry (300 bytes)' }) });
-		expect((sent[2].outcome as { problem: { hint: string } }).problem.hint).toBe('Make its content or attachments smaller. 2 items of earlier requests were already queued.');
+		expect(outcomes[1]).toEqual({ kind: 'refused', itemIndexes: [12], problem: expect.objectContaining({ message: 'The transaction alone is 421 bytes as JSON, more than one request may carry (300 bytes)' }) });
+		expect((outcomes[1] as { problem: { hint: string } }).problem.hint).toBe('Make its content or attachments smaller. 2 items of earlier requests were already queued.');
 	});
 
 	it('fails the items of a failed request, keeping the transport’s word on an unknown outcome, and sends nothing after it when stopping', async () => {
-		const unknown = Object.assign(new ServiceError(node, { message: 'The outcome is unknown' }), { outcomeUnknown: true });
+		const unknown = serviceError({ message: 'The outcome is unknown' }, { outcomeUnknown: true });
 		const { post, received } = service(10_000, (call) => (call === 1 ? unknown : undefined));
-		const sent = records();
-		await new Sender(post, 500, true).send(sent);
+		const outcomes = await sendTransactions(post, transactions, order, { maxRequestBytes: 500, stopAtFailure: true });
 
 		expect(received).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
-		expect(outcomes(sent)).toEqual([...Array(4).fill('reported'), ...Array(4).fill('failed'), 'unsent', 'unsent']);
-		expect(sent[4].outcome).toEqual({ kind: 'failed', failure: { error: unknown, outcomeUnknown: true, itemIndexes: [14, 15, 16, 17], queuedBefore: 4 } });
+		expect(kinds(outcomes)).toEqual([...Array(4).fill('reported'), ...Array(4).fill('failed'), 'unsent', 'unsent']);
+		expect(outcomes[1]).toEqual({ kind: 'failed', itemIndexes: [14, 15, 16, 17], error: unknown });
 	});
 
-	it('sends nothing in a dry run and shows each record its request', async () => {
-		const sent = records();
-		await new Sender(undefined, 500, true).send(sent);
+	it('goes on after a failed request with continue-on-fail', async () => {
+		const unavailable = serviceError({ message: 'The service stayed unavailable', httpCode: '503' }, { notProcessed: true });
+		const { post, received } = service(10_000, (call) => (call === 0 ? unavailable : undefined));
+		const outcomes = await sendTransactions(post, transactions, order, { maxRequestBytes: 500, stopAtFailure: false });
 
-		expect(sent.map((record) => record.outcome)).toEqual([
-			...Array(4).fill({ kind: 'dryRun', request: { number: 1, bytes: 409, transactions: 4 } }),
-			...Array(4).fill({ kind: 'dryRun', request: { number: 2, bytes: 409, transactions: 4 } }),
-			...Array(2).fill({ kind: 'dryRun', request: { number: 3, bytes: 205, transactions: 2 } }),
+		expect(received).toHaveLength(3);
+		expect(kinds(outcomes)).toEqual([...Array(4).fill('failed'), ...Array(6).fill('reported')]);
+	});
+
+	it('sends nothing in a dry run and shows each item its request', () => {
+		const outcomes = packForDryRun(transactions, order, { maxRequestBytes: 500, stopAtFailure: true });
+
+		expect(outcomes).toEqual([
+			{ kind: 'packed', itemIndexes: [10, 11, 12, 13], request: { number: 1, bytes: 409, transactions: 4 } },
+			{ kind: 'packed', itemIndexes: [14, 15, 16, 17], request: { number: 2, bytes: 409, transactions: 4 } },
+			{ kind: 'packed', itemIndexes: [18, 19], request: { number: 3, bytes: 205, transactions: 2 } },
 		]);
 	});
 });

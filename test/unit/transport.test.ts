@@ -1,4 +1,4 @@
-import { buildQueryString, buildUrl, readPaging } from '../../nodes/MailingPlatform/transport';
+import { buildQueryString, buildUrl, readPageCount } from '../../nodes/MailingPlatform/transport';
 import { errorAnswerMessage, oneLine } from '../../nodes/MailingPlatform/transport/serviceText';
 import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 import { isAllowedBaseUrl, isTimeZone } from '../../credentials/MailingPlatformApi.credentials';
@@ -24,17 +24,15 @@ describe('buildUrl', () => {
 	});
 });
 
-describe('readPaging', () => {
-	it('reads the lower-cased paging headers', () => {
-		expect(readPaging({ 'x-pages': '3', 'x-items': '2320', link: '<…>; rel="next"' })).toEqual({
-			pages: 3,
-			items: 2320,
-			link: '<…>; rel="next"',
-		});
+describe('readPageCount', () => {
+	it('reads the lower-cased X-Pages header', () => {
+		expect(readPageCount({ 'x-pages': '3', 'x-items': '2320', link: '<…>; rel="next"' })).toBe(3);
 	});
 
-	it('ignores missing or unreadable counts', () => {
-		expect(readPaging({ 'x-pages': 'many', 'x-items': '' })).toEqual({ pages: undefined, items: undefined, link: undefined });
+	it('ignores a missing or unreadable count', () => {
+		expect(readPageCount({ 'x-items': '2320' })).toBeUndefined();
+		expect(readPageCount({ 'x-pages': 'many' })).toBeUndefined();
+		expect(readPageCount({ 'x-pages': '' })).toBeUndefined();
 	});
 });
 

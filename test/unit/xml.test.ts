@@ -1,12 +1,12 @@
-import { decodeXmlText, parseXml } from '../../nodes/MailingPlatform/transport/xml';
+import { decodeXmlText, readXml, xmlProblem } from '../../nodes/MailingPlatform/transport/xml';
 
 function parsed(text: string) {
-	const result = parseXml(text);
-	if (!result.ok) throw new Error(result.problem);
-	return result.data;
+	const data = readXml(text);
+	if (data === undefined) throw new Error(xmlProblem(text));
+	return data;
 }
 
-describe('parseXml', () => {
+describe('reading the service\'s XML', () => {
 	it('turns a one-element list into an array and types integers', () => {
 		const data = parsed(
 			'<?xml version="1.0"?><blocks><block><contact><id>42</id><email>a@b.c</email></contact><reason>blacklist</reason></block></blocks>',
@@ -49,15 +49,17 @@ describe('parseXml', () => {
 			'<!DOCTYPE r [<!ENTITY boom "BOOM">]><r><reason>&boom;</reason></r>',
 			'<?xml version="1.0"?>\n<!doctype r SYSTEM "file:///etc/passwd"><r/>',
 		]) {
-			expect(parseXml(text)).toEqual({ ok: false, problem: expect.stringContaining('declares a DOCTYPE or entities') });
+			expect(xmlProblem(text)).toContain('declares a DOCTYPE or entities');
+			expect(readXml(text)).toBeUndefined();
 		}
 	});
 
-	it('reports malformed XML, an HTML error page and an empty body instead of throwing', () => {
-		expect(parseXml('<blocks><block></blocks>')).toMatchObject({ ok: false, problem: expect.stringContaining('Malformed XML') });
-		expect(parseXml('<html><body><h1>502 Bad Gateway</h1><hr></body></html>').ok).toBe(false);
-		expect(parseXml('')).toEqual({ ok: false, problem: 'The answer is not XML' });
-		expect(parseXml('{"error":"json"}')).toEqual({ ok: false, problem: 'The answer is not XML' });
+	it('says why malformed XML, an HTML error page and an empty body cannot be read, instead of reading them', () => {
+		expect(xmlProblem('<blocks><block></blocks>')).toContain('Malformed XML');
+		expect(xmlProblem('<html><body><h1>502 Bad Gateway</h1><hr></body></html>')).toContain('Malformed XML');
+		expect(xmlProblem('')).toBe('The answer is not XML');
+		expect(xmlProblem('{"error":"json"}')).toBe('The answer is not XML');
+		expect(readXml('<blocks><block></blocks>')).toBeUndefined();
 	});
 
 	it('keeps text that carries attributes as plain text', () => {

@@ -111,7 +111,8 @@ describe('transaction › create with a Deduplication Key', () => {
 	it('keeps the newest keys up to the Deduplication History Size, in n8n’s store for this node', async () => {
 		for (const transaction of orders) await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] });
 
-		expect(processedData.calls[0]).toMatchObject({ operation: 'checkProcessedAndRecord', scope: 'node', options: { mode: 'entries', maxEntries: 2 } });
+		// Two entries per key: the key, and beside it the mark that the service queued its transaction.
+		expect(processedData.calls[0]).toMatchObject({ operation: 'checkProcessedAndRecord', scope: 'node', options: { mode: 'entries', maxEntries: 4 } });
 		expect(['A-0', 'A-1', 'A-2'].map((key) => processedData.remembers(key))).toEqual([false, true, true]);
 	});
 });

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { contactField } from './contactField/ContactField.resource';
 import { mailing } from './mailing/Mailing.resource';
+import { forgetTriesAfter } from '../helpers/retries';
 import type { Operation, Resource } from './resource';
 import { report } from './report/Report.resource';
 import { transaction } from './transaction/Transaction.resource';
@@ -34,5 +35,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		});
 	}
 	const policy = { continueOnFail: this.continueOnFail(), errorOutput: this.getNode().onError === 'continueErrorOutput' };
-	return [await selected.execute.call(this, policy)];
+	const output = await selected.execute.call(this, policy);
+	forgetTriesAfter(this, output);
+	return [output];
 }

@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { ServiceError } from '../transport/errors';
+import { keepForRetry, recallTries } from './retries';
 import { InputProblem } from './values';
 
 export type NodeError = NodeApiError | NodeOperationError;
@@ -37,8 +39,8 @@ export function itemError(node: INode, error: unknown, itemIndex?: number): Node
 	return new NodeOperationError(node, error as Error, { itemIndex, description });
 }
 
-/** An error item: `{ error, message }` is, besides `{ error }`, the only shape n8n routes to the error output. */
-export function errorItemJson(error: { message: string; description?: string | null }): IDataObject {
+/** An error item: `{ error, message }` is, besides `{ error }`, the only JSON n8n routes to the error output. */
+function errorItemJson(error: { message: string; description?: string | null }): IDataObject {
 	return error.description ? { error: error.message, message: error.description } : { error: error.message };
 }
 
@@ -47,26 +49,43 @@ function failedItemJson(policy: FailurePolicy, result: { error: NodeError; json?
 	return policy.errorOutput || result.json === undefined ? errorItemJson(result.error) : { ...result.json, ...errorItemJson(result.error) };
 }
 
+/** Whether a failure came from the service after it got the request: sending it again could do it twice. */
+function reachedService(error: unknown): boolean {
+	return error instanceof ServiceError && !error.notProcessed;
+}
+
 /**
  * Runs `operation` for every item in turn. A failure is that item's result; without continue-on-fail
- * nothing runs after it, since the node stops there.
+ * nothing runs after it, since the node stops there. With `once`, the results of items whose
+ * request reached the service are kept for n8n's Retry On Fail, and a re-run reuses them
+ * instead of sending those requests again.
  */
 async function eachItem(
 	context: IExecuteFunctions,
 	policy: FailurePolicy,
 	operation: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
+	once: boolean,
 ): Promise<ItemResult[]> {
+	const earlier = once ? recallTries<ReadonlyMap<number, ItemResult[]>>(context) : undefined;
+	const reached = new Map(earlier);
 	const results: ItemResult[] = [];
 	const count = context.getInputData().length;
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
-		try {
-			const json = await operation(itemIndex);
-			for (const one of Array.isArray(json) ? json : [json]) results.push({ json: one, pairedItem: paired(itemIndex) });
-		} catch (error) {
-			results.push({ error: itemError(context.getNode(), error, itemIndex), pairedItem: paired(itemIndex) });
-			if (!policy.continueOnFail) break;
+		let itemResults = earlier?.get(itemIndex);
+		if (itemResults === undefined) {
+			try {
+				const json = await operation(itemIndex);
+				itemResults = (Array.isArray(json) ? json : [json]).map((one) => ({ json: one, pairedItem: paired(itemIndex) }));
+				reached.set(itemIndex, itemResults);
+			} catch (error) {
+				itemResults = [{ error: itemError(context.getNode(), error, itemIndex), pairedItem: paired(itemIndex) }];
+				if (reachedService(error)) reached.set(itemIndex, itemResults);
+			}
 		}
+		results.push(...itemResults);
+		if (!policy.continueOnFail && itemResults.some((result) => 'error' in result)) break;
 	}
+	if (once) keepForRetry(context, reached);
 	return results;
 }
 
@@ -87,11 +106,16 @@ export function outputItems(policy: FailurePolicy, results: readonly ItemResult[
 	});
 }
 
-/** The output of an operation that handles one item at a time. */
+/**
+ * The output of an operation that handles one item at a time. `once`: the operation acts on the
+ * service (a check started, a field renamed), so a re-run by n8n's Retry On Fail does not repeat
+ * what reached the service; reads and settings may repeat.
+ */
 export async function runPerItem(
 	context: IExecuteFunctions,
 	policy: FailurePolicy,
 	operation: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
+	{ once = false }: { once?: boolean } = {},
 ): Promise<INodeExecutionData[]> {
-	return outputItems(policy, await eachItem(context, policy, operation));
+	return outputItems(policy, await eachItem(context, policy, operation, once));
 }

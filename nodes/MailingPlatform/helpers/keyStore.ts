@@ -25,27 +25,25 @@ const queues = new Map<string, Waiting[]>();
 const INSERT_COLLISION = /unique constraint|duplicate key|duplicate entry/i;
 const COLLISION_ATTEMPTS = 4;
 
-async function storeCallOnce(batch: readonly Waiting[], keys: string[]): Promise<Set<string>> {
-	const [{ kind, context, options }] = batch;
-	if (kind === 'remove') {
-		await context.helpers.removeProcessed(keys, 'node', options);
-		return new Set();
-	}
-	const { processed } = await context.helpers.checkProcessedAndRecord(keys, 'node', options);
-	return new Set(processed.map(String));
-}
-
 async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set<string>> {
-	for (let attempt = 1; ; attempt++) {
-		const result = await storeCallOnce(batch, keys).then(
-			(recordedBefore) => ({ recordedBefore }),
-			(error: Error) => ({ error }),
-		);
-		if ('recordedBefore' in result) return result.recordedBefore;
-		// A collision inserted nothing, so the call can simply go again; the row is there now.
-		if (attempt >= COLLISION_ATTEMPTS || !INSERT_COLLISION.test(result.error.message)) throw result.error;
-		await sleep(10 * attempt);
+	const [{ kind, context, options }] = batch;
+	let failure: unknown;
+	for (let attempt = 1; attempt <= COLLISION_ATTEMPTS; attempt++) {
+		if (attempt > 1) await sleep(10 * attempt);
+		try {
+			if (kind === 'remove') {
+				await context.helpers.removeProcessed(keys, 'node', options);
+				return new Set();
+			}
+			const { processed } = await context.helpers.checkProcessedAndRecord(keys, 'node', options);
+			return new Set(processed.map(String));
+		} catch (error) {
+			failure = error;
+			// A collision inserted nothing, so the call can simply go again; the row is there now.
+			if (!INSERT_COLLISION.test((error as Error).message)) break;
+		}
 	}
+	throw failure;
 }
 
 /** Calls one after the other; consecutive calls of one kind and options go as one. */
@@ -76,12 +74,12 @@ async function workOff(id: string, queue: Waiting[]): Promise<void> {
 const sending = new Map<string, Promise<void>>();
 
 /**
- * Runs `work` once no other execution of this process is sending any of `keys`, holding them
- * meanwhile: a second delivery of an order waits for the first's outcome, so it is skipped only
- * once the order was queued, and sent if the first was refused. All keys are taken at once, so
- * two executions cannot wait for each other.
+ * Takes `keys` for this execution once no other execution of this process holds any of them, and
+ * answers how to give them back: a second delivery of an order waits for the first's outcome, so
+ * it is skipped only once the order was queued, and sent if the first was refused. All keys are
+ * taken at once, so two executions cannot wait for each other.
  */
-async function whileSending<T>(nodeId: string, keys: readonly string[], work: () => Promise<T>): Promise<T> {
+async function hold(nodeId: string, keys: readonly string[]): Promise<() => void> {
 	const ids = keys.map((key) => JSON.stringify([nodeId, key]));
 	for (;;) {
 		const busy = new Set(ids.flatMap((id) => sending.get(id) ?? []));
@@ -91,21 +89,19 @@ async function whileSending<T>(nodeId: string, keys: readonly string[], work: ()
 	let settle = () => {};
 	const settled = new Promise<void>((resolve) => (settle = resolve));
 	for (const id of ids) sending.set(id, settled);
-	try {
-		return await work();
-	} finally {
+	return () => {
 		for (const id of ids) sending.delete(id);
 		settle();
-	}
+	};
 }
 
 const nodeIdOf = (context: IExecuteFunctions) => JSON.stringify([context.getWorkflow().id, context.getNode().id]);
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], historySize: number): Promise<Set<string>> {
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const waiting: Waiting = { kind, keys, context, options: { mode: 'entries', maxEntries: historySize }, done, failed };
+		const waiting: Waiting = { kind, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.push(waiting);
@@ -117,15 +113,15 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 	});
 }
 
-/** This node's history of keys, with at most `historySize` kept (the oldest go first). */
-export function keyStore(context: IExecuteFunctions, historySize: number) {
+/** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
+export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/** Records the keys and answers those recorded already. */
-		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, historySize),
+		/** Records the entries and answers those recorded already. */
+		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, maxEntries),
 		remove: async (keys: readonly string[]) => {
-			await enqueue(context, 'remove', keys, historySize);
+			await enqueue(context, 'remove', keys, maxEntries);
 		},
-		whileSending: async <T>(keys: readonly string[], work: () => Promise<T>) => await whileSending(nodeIdOf(context), keys, work),
+		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 	};
 }
 

@@ -22,11 +22,18 @@ export interface ServiceErrorDetails {
 	httpCode?: number | string;
 	/** The service received the request and may have acted on it; its answer is unknown or unreadable. */
 	outcomeUnknown?: boolean;
+	/** The service certainly did not act on the request: it never got it, or said it did not take it. */
+	notProcessed?: boolean;
 }
 
-/** This package's `NodeApiError`: says whether the service may have acted on the request. */
+/**
+ * This package's `NodeApiError`: says whether the service may have acted on the request, since
+ * only a request it certainly did not act on may be sent again.
+ */
 export class ServiceError extends NodeApiError {
 	outcomeUnknown = false;
+
+	notProcessed = false;
 }
 
 /**
@@ -44,5 +51,6 @@ export function serviceError(context: ServiceContext, details: ServiceErrorDetai
 	// precise about what happened and whether it is safe to retry, so they stay.
 	error.message = details.message;
 	error.outcomeUnknown = details.outcomeUnknown === true;
+	error.notProcessed = details.notProcessed === true;
 	return error;
 }

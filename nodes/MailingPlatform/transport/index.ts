@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatformApi.credentials';
 import type { ErrorDescriptions, ServiceContext, ServiceErrorDetails } from './errors';
 import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
-import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs } from './retry';
+import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs, saysNotTaken } from './retry';
 import { errorAnswerMessage } from './serviceText';
 import { parseXml } from './xml';
 
@@ -23,9 +23,9 @@ export interface ServiceRequest {
 	/** Whether sending the request twice is harmless (a read), so any transient failure may be retried. */
 	repeatable: boolean;
 	errorDescriptions?: ErrorDescriptions;
-	/** Statuses the caller handles itself, returned instead of thrown. */
-	passStatuses?: readonly number[];
 	itemIndex?: number;
+	/** Which part of a longer read this request is, named in its errors, e.g. `page 3 of 7`. */
+	part?: string;
 }
 
 export interface ServiceResponse {
@@ -59,19 +59,14 @@ export function buildQueryString(query: QueryParameters): string {
 	return search.toString();
 }
 
-export interface Paging {
-	pages?: number;
-	items?: number;
-	link?: string;
-}
-
-/** Reads `X-Pages`, `X-Items` and `Link` (Node lower-cases header names). */
-export function readPaging(headers: ServiceResponse['headers']): Paging {
-	const toCount = (value: string | undefined) => {
-		const count = Number(value);
-		return value !== undefined && value.trim() !== '' && Number.isInteger(count) && count >= 0 ? count : undefined;
-	};
-	return { pages: toCount(headers['x-pages']), items: toCount(headers['x-items']), link: headers.link };
+/**
+ * The page count of a paged answer (`X-Pages`; Node lower-cases header names), when readable.
+ * `X-Items` and `Link` are not needed: pages are asked for by number, and a `Link` URL is never followed.
+ */
+export function readPageCount(headers: ServiceResponse['headers']): number | undefined {
+	const value = headers['x-pages'];
+	const count = Number(value);
+	return value !== undefined && value.trim() !== '' && Number.isInteger(count) && count >= 0 ? count : undefined;
 }
 
 interface HttpResult {
@@ -134,7 +129,11 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 	const fail = (details: ServiceErrorDetails, attempts: number) =>
 		serviceError(
 			this,
-			{ ...details, description: [details.description, attemptsMade(attempts)].filter(Boolean).join(' ') },
+			{
+				...details,
+				message: request.part === undefined ? details.message : `${details.message} (${request.part})`,
+				description: [details.description, attemptsMade(attempts)].filter(Boolean).join(' '),
+			},
 			request.itemIndex,
 		);
 
@@ -150,7 +149,8 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 				// Not a network failure: the credential refused to build the request, for example.
 				throw fail({ message: (error as Error).message }, attempt);
 			}
-			const safe = neverSent(code) || request.repeatable;
+			const notSent = neverSent(code);
+			const safe = notSent || request.repeatable;
 			if (safe && attempt < RETRY.attempts) {
 				await sleep(retryDelayMs(attempt - 1, undefined));
 				continue;
@@ -160,6 +160,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 					? {
 							message: 'The service could not be reached',
 							description: `${code}. Check the Base URL in the credential and that the service is up.`,
+							notProcessed: notSent,
 						}
 					: {
 							message: 'The connection broke after the request was sent; its outcome is unknown',
@@ -176,7 +177,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			body: typeof result.body === 'string' ? result.body : String(result.body ?? ''),
 		};
 		const status = response.statusCode;
-		if (status < 300 || request.passStatuses?.includes(status)) return response;
+		if (status < 300) return response;
 		if (isRetriedStatus(status, request.repeatable) && attempt < RETRY.attempts) {
 			await sleep(retryDelayMs(attempt - 1, response.headers['retry-after']));
 			continue;
@@ -198,6 +199,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 				message: answered,
 				description: request.errorDescriptions?.[status] ?? COMMON_ERROR_DESCRIPTIONS[status],
 				httpCode: status,
+				notProcessed: saysNotTaken(status),
 			},
 			attempt,
 		);
@@ -207,16 +209,5 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 /** Calls the service and parses its XML answer; an empty body parses to `{}`. */
 export async function xmlRequest(this: ServiceContext, request: ServiceRequest): Promise<{ data: IDataObject; response: ServiceResponse }> {
 	const response = await apiRequest.call(this, request);
-	if (response.body.trim() === '') return { data: {}, response };
-	const parsed = parseXml(response.body);
-	if (parsed.ok) return { data: parsed.data, response };
-	throw serviceError(
-		this,
-		{
-			message: `The service's answer to ${describeRequest(request)} could not be read: ${parsed.problem}`,
-			description: 'Nothing of it was used. If this persists, report it with the workflow to the package maintainers.',
-			httpCode: response.statusCode,
-		},
-		request.itemIndex,
-	);
+	return { data: parseXml(this, response, { name: describeRequest(request), part: request.part, itemIndex: request.itemIndex }), response };
 }

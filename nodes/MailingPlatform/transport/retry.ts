@@ -9,7 +9,7 @@ export const RETRY = {
 	maxDelayMs: 30_000,
 } as const;
 
-/** Statuses after which the service has not acted on the request, so any request may be resent. */
+/** Statuses after which the service has not acted on the request, and a resend may succeed. */
 const NOT_TAKEN_STATUSES = new Set([429, 503]);
 /** Statuses after which a read is worth repeating; a write might have taken effect. */
 const TRANSIENT_STATUSES = new Set([500, 502, 504, ...NOT_TAKEN_STATUSES]);
@@ -18,6 +18,11 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
 
 export function isRetriedStatus(status: number, repeatable: boolean): boolean {
 	return repeatable ? TRANSIENT_STATUSES.has(status) : NOT_TAKEN_STATUSES.has(status);
+}
+
+/** Whether the service said it did not act on the request: 413 (too large), 429, 503. */
+export function saysNotTaken(status: number): boolean {
+	return status === 413 || NOT_TAKEN_STATUSES.has(status);
 }
 
 /** Whether a status leaves the outcome of a request that is not repeatable open. */
@@ -46,7 +51,7 @@ export function retryDelayMs(retryNumber: number, retryAfter: string | undefined
 	return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
-/** "Attempts made: 3." — appended to every error, so no message claims retries that did not happen. */
+/** "Attempts made: 3." — appended to every error of a request, so no message claims retries that did not happen. */
 export function attemptsMade(attempts: number): string {
 	return `Attempts made: ${attempts}.`;
 }

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../helpers/values';
-import { decodeXmlText, parseXml } from './xml';
+import { decodeXmlText, readXml } from './xml';
 
 /**
  * The service's own words in an error answer, whatever the format: the spec's XML
@@ -27,8 +27,7 @@ const withoutTags = (markup: string) => decodeXmlText(markup.replace(/<[^>]*>/g,
 
 /** The `<message>` of the spec's `<error>` body; otherwise all the XML's text. */
 function xmlWords(body: string): string {
-	const parsed = parseXml(body);
-	const error = parsed.ok ? parsed.data.error : undefined;
+	const error = readXml(body)?.error;
 	if (isPlainObject(error) && typeof error.message === 'string') return error.message;
 	return withoutTags(body);
 }

@@ -2,6 +2,8 @@ import { XMLParser, XMLValidator } from '../../../bundled/fastXmlParser';
 import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../helpers/values';
+import type { ServiceContext } from './errors';
+import { serviceError } from './errors';
 
 /**
  * The service's XML vocabulary, from the API spec. Everything XML passes through `parseXml`,
@@ -62,26 +64,47 @@ const parser = new XMLParser({
 	isArray: (tagName) => LIST_ITEM_ELEMENTS.has(tagName),
 });
 
-export type XmlParseResult = { ok: true; data: IDataObject } | { ok: false; problem: string };
-
 /** A document type declaration, the only place XML can declare entities. */
 const DOCUMENT_TYPE_DECLARATION = /<!(DOCTYPE|ENTITY)\b/i;
 
-/**
- * Parses a body of the service into plain data; malformed XML (or none) is reported, not
- * thrown. The service's vocabulary needs no DOCTYPE: one declaring entities is refused whole,
- * so no declared entity can be expanded or leak into items as literal `&name;` text.
- */
-export function parseXml(text: string): XmlParseResult {
-	if (!text.trimStart().startsWith('<')) return { ok: false, problem: 'The answer is not XML' };
-	if (DOCUMENT_TYPE_DECLARATION.test(text)) {
-		return { ok: false, problem: 'it declares a DOCTYPE or entities, which the service never sends; nothing was expanded' };
-	}
+const toData = (text: string) => normalise(parser.parse(text), '') as IDataObject;
+
+/** Why `text` is not XML this package reads, if it is not. */
+export function xmlProblem(text: string): string | undefined {
+	if (!text.trimStart().startsWith('<')) return 'The answer is not XML';
+	// The service's vocabulary needs no DOCTYPE: one declaring entities is refused whole, so no
+	// declared entity can be expanded or leak into items as literal `&name;` text.
+	if (DOCUMENT_TYPE_DECLARATION.test(text)) return 'it declares a DOCTYPE or entities, which the service never sends; nothing was expanded';
 	const validation = XMLValidator.validate(text);
-	if (validation !== true) {
-		return { ok: false, problem: `Malformed XML at line ${validation.err.line}: ${validation.err.msg}` };
-	}
-	return { ok: true, data: normalise(parser.parse(text), '') as IDataObject };
+	return validation === true ? undefined : `Malformed XML at line ${validation.err.line}: ${validation.err.msg}`;
+}
+
+/** The data of `text`, or undefined when it is not XML this package reads (see `xmlProblem`). */
+export function readXml(text: string): IDataObject | undefined {
+	return xmlProblem(text) === undefined ? toData(text) : undefined;
+}
+
+/**
+ * The service's XML answer as plain data (an empty body is `{}`); an answer that is not its XML
+ * fails as a service error naming `request`, with nothing of it used.
+ */
+export function parseXml(
+	context: ServiceContext,
+	response: { statusCode: number; body: string },
+	request: { name: string; part?: string; itemIndex?: number },
+): IDataObject {
+	if (response.body.trim() === '') return {};
+	const problem = xmlProblem(response.body);
+	if (problem === undefined) return toData(response.body);
+	throw serviceError(
+		context,
+		{
+			message: `The service's answer to ${request.name} could not be read: ${problem}${request.part === undefined ? '' : ` (${request.part})`}`,
+			description: 'Nothing of it was used. If this persists, report it with the workflow to the package maintainers.',
+			httpCode: response.statusCode,
+		},
+		request.itemIndex,
+	);
 }
 
 type Parsed = string | Parsed[] | { [name: string]: Parsed };

@@ -53,5 +53,5 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 			},
 		});
 		return { renamed: true, oldName, newName };
-	});
+	}, { once: true });
 }

@@ -40,7 +40,7 @@ export function startCheckOperation(kind: CheckKind): {
 				},
 			});
 			return { mailingId, check: kind.check, started: true };
-		});
+		}, { once: true });
 	}
 
 	return { description, execute };

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { parameter } from '../../helpers/parameters';
-import type { Paging } from '../../transport';
 
 /** Return All / Limit, as on every n8n node that lists records. */
 export function pagingProperties(): INodeProperties[] {
@@ -40,15 +39,15 @@ export async function fetchReport(
 export const MAX_PAGE_SIZE = 1000;
 
 /**
- * Pages fetched at the same time once the first told how many. `npm run bench` (100 pages, 20 ms
- * latency): one at a time took 1.46 times as long; with 4 the main thread idled 0.4 of 20.8 s, so
- * more would only load the service.
+ * Pages fetched at the same time once the first told how many: enough to hide the service's
+ * latency (docs/benchmarks.md), few enough not to load it.
  */
-export const PAGE_CONCURRENCY = 4;
+const PAGE_CONCURRENCY = 4;
 
 export interface Page<T> {
 	records: T[];
-	paging: Paging;
+	/** How many pages the service says there are (`X-Pages`), when it says so. */
+	pageCount?: number;
 	/** The body as received, to notice a service that keeps answering the same page. */
 	body: string;
 }
@@ -60,7 +59,8 @@ export interface PagingOptions {
 	concurrency?: number;
 }
 
-export type PageFetcher<T> = (pageIndex: number, pageSize: number) => Promise<Page<T>>;
+/** One page; `pageCount` is known once the first page told it, and goes into the page's errors. */
+export type PageFetcher<T> = (pageIndex: number, pageSize: number, pageCount?: number) => Promise<Page<T>>;
 
 /**
  * Pages 2..lastPage, at most `concurrency` at a time, in page order. Stops at
@@ -101,14 +101,6 @@ async function fetchConcurrently<T>(
 	return ordered;
 }
 
-/** Marks an error with the page it came from, so a failed run says where it stopped. */
-function withPage(error: unknown, pageIndex: number, pages: number | undefined): unknown {
-	if (error instanceof Error) {
-		error.message = `${error.message} (page ${pageIndex}${pages === undefined ? '' : ` of ${pages}`})`;
-	}
-	return error;
-}
-
 /**
  * Collects the records of a paged report. The first page tells how many pages there are
  * (`X-Pages`); the others are then fetched a few at a time and kept in page order. Without
@@ -121,22 +113,14 @@ export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: Pagin
 	const pageSize = limit === undefined ? MAX_PAGE_SIZE : Math.max(1, Math.min(limit, MAX_PAGE_SIZE));
 	const wanted = limit ?? Number.POSITIVE_INFINITY;
 
-	const fetchNumbered = async (pageIndex: number, pages: number | undefined) => {
-		try {
-			return await fetchPage(pageIndex, pageSize);
-		} catch (error) {
-			throw withPage(error, pageIndex, pages);
-		}
-	};
-
-	const first = await fetchNumbered(1, undefined);
+	const first = await fetchPage(1, pageSize);
 	const records = [...first.records];
 	if (records.length >= wanted || first.records.length === 0) return records.slice(0, wanted);
 
-	const pages = first.paging.pages;
+	const pages = first.pageCount;
 	if (pages !== undefined) {
 		const laterPages = await fetchConcurrently(
-			async (pageIndex) => await fetchNumbered(pageIndex, pages),
+			async (pageIndex) => await fetchPage(pageIndex, pageSize, pages),
 			Math.min(pages, Math.ceil(wanted / pageSize)),
 			first.body,
 			concurrency,
@@ -147,7 +131,7 @@ export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: Pagin
 
 	let previous = first;
 	for (let pageIndex = 2; records.length < wanted && previous.records.length >= pageSize; pageIndex++) {
-		const page = await fetchNumbered(pageIndex, undefined);
+		const page = await fetchPage(pageIndex, pageSize);
 		if (page.records.length === 0 || page.body === previous.body) break;
 		records.push(...page.records);
 		previous = page;

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ErrorDescriptions, QueryParameters, ServiceContext } from '../../transport';
-import { readPaging, xmlRequest } from '../../transport';
+import { readPageCount, xmlRequest } from '../../transport';
 import type { PageFetcher } from './paging';
 
 export interface ReportRequest {
@@ -15,15 +15,15 @@ export interface ReportRequest {
 }
 
 /**
- * The pages of a paged report: each page's records as `shape` makes them, the paging headers
- * and the body as received.
+ * The pages of a paged report: each page's records as `shape` makes them, the page count the
+ * service gave and the body as received. A failed page's error names the page.
  */
 export function reportPages<T>(
 	context: ServiceContext,
 	request: ReportRequest,
 	shape: (record: IDataObject) => T,
 ): PageFetcher<T> {
-	return async (pageIndex, pageSize) => {
+	return async (pageIndex, pageSize, pageCount) => {
 		const { data, response } = await xmlRequest.call(context, {
 			method: 'GET',
 			path: request.path,
@@ -31,11 +31,12 @@ export function reportPages<T>(
 			repeatable: true,
 			itemIndex: request.itemIndex,
 			errorDescriptions: request.errorDescriptions,
+			part: pageCount === undefined ? `page ${pageIndex}` : `page ${pageIndex} of ${pageCount}`,
 		});
 		const records = data[request.listElement];
 		return {
 			records: Array.isArray(records) ? (records as IDataObject[]).map(shape) : [],
-			paging: readPaging(response.headers),
+			pageCount: readPageCount(response.headers),
 			body: response.body,
 		};
 	};

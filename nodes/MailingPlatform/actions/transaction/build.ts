@@ -4,9 +4,10 @@ import { InputProblem, isPlainObject, splitList } from '../../helpers/values';
 import { parseJsonObject, readerFor, readInteger, readOptionalInteger } from '../../helpers/parameters';
 import { binaryAttachments } from './attachments';
 import { contentReader, CONTENT_LABEL } from './content';
+import type { Deduplication } from './deduplication';
 import { keyReader } from './deduplication';
 import { checkedGenericOrderContent } from '../../genericOrder';
-import type { TransactionRecord } from './outcomes';
+import type { Outcome } from './outcomes';
 import type { FieldLabels, Transaction } from './shape';
 import { assemble, checkedTransaction, contentOf, JSON_LABELS, withContent } from './shape';
 
@@ -79,19 +80,28 @@ function fromJson(context: IExecuteFunctions, validateContent: boolean): Builder
 	};
 }
 
+/** Every item's transaction (undefined where refused), the refusals, and each item's key when the Deduplication Key is on. */
+export interface Built {
+	transactions: Array<Transaction | undefined>;
+	refused: Outcome[];
+	deduplication?: Deduplication;
+}
+
 /**
- * item -> record, for every item before the first request: the transaction built, given its
- * attachments and key, and checked as the service would check it; or the item's refusal.
+ * Builds every item's transaction before the first request: from the fields or the item's JSON,
+ * with its attachments and key, checked as the service would check it; or refuses the item.
  */
-export async function buildRecords(
+export async function buildTransactions(
 	context: IExecuteFunctions,
-	settings: { inputMode: string; validateJsonContent: boolean; keyed: boolean },
-): Promise<TransactionRecord[]> {
+	settings: { inputMode: string; validateJsonContent: boolean; historySize?: number },
+): Promise<Built> {
 	const build = settings.inputMode === 'fields' ? fromFields(context, settings.validateJsonContent) : fromJson(context, settings.validateJsonContent);
 	const attachmentProperties = readerFor(context, 'options.attachmentBinaryProperties', '');
-	const readKey = settings.keyed ? keyReader(context) : undefined;
-	const records: TransactionRecord[] = [];
+	const readKey = settings.historySize === undefined ? undefined : keyReader(context);
 	const count = context.getInputData().length;
+	const keys = new Array<string>(readKey === undefined ? 0 : count);
+	const built: Built = { transactions: new Array<Transaction | undefined>(count), refused: [] };
+	if (settings.historySize !== undefined) built.deduplication = { keys, historySize: settings.historySize };
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
 		try {
 			const { transaction, labels } = build(itemIndex);
@@ -106,11 +116,13 @@ export async function buildRecords(
 								...(await binaryAttachments(context, itemIndex, properties, ATTACHMENTS_LABEL)),
 							],
 						};
-			records.push({ itemIndex, transaction: checkedTransaction(attached, labels), key: readKey?.(itemIndex), outcome: undefined });
+			const checked = checkedTransaction(attached, labels);
+			if (readKey !== undefined) keys[itemIndex] = readKey(itemIndex);
+			built.transactions[itemIndex] = checked;
 		} catch (problem) {
 			// Expression and binary-read failures are this item's problem too.
-			records.push({ itemIndex, transaction: undefined, key: undefined, outcome: { kind: 'refused', problem } });
+			built.refused.push({ kind: 'refused', itemIndexes: [itemIndex], problem });
 		}
 	}
-	return records;
+	return built;
 }

@@ -3,12 +3,13 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { FailurePolicy } from '../../helpers/itemResults';
 import { itemError, outputItems, paired } from '../../helpers/itemResults';
 import { isSet, readerFor, readInteger } from '../../helpers/parameters';
+import { keepForRetry, recallTries } from '../../helpers/retries';
+import { buildTransactions } from './build';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
-import { buildRecords } from './build';
-import { sendOnce, skipRepeatedKeys } from './deduplication';
-import type { SendableRecord } from './outcomes';
-import { outcomeRenderer, settled, unsettled } from './outcomes';
-import { Sender, transactionPoster } from './sender';
+import { claimKeys, settleKeys, skipRepeatedKeys } from './deduplication';
+import type { KeyOutcome, Outcome } from './outcomes';
+import { reachedService, renderOutcomes, undecided } from './outcomes';
+import { packForDryRun, sendTransactions, transactionPoster } from './sending';
 
 export { description } from './create.description';
 
@@ -17,11 +18,11 @@ interface CreateSettings {
 	inputMode: string;
 	validateJsonContent: boolean;
 	ignoreInvalid: boolean;
-	/** The largest body to send until the service answers 413. */
+	/** The largest body to send. */
 	maxRequestBytes: number;
 	dryRun: boolean;
-	/** Present when the Deduplication Key option is on. */
-	deduplication?: { historySize: number };
+	/** Deduplication History Size when the Deduplication Key option is on. */
+	historySize?: number;
 }
 
 /**
@@ -36,16 +37,18 @@ function readCreateSettings(context: IExecuteFunctions): CreateSettings {
 		ignoreInvalid: option<unknown>('ignoreInvalidTransactions', true) !== false,
 		maxRequestBytes: readInteger(option<unknown>('maxRequestBytes', SPEC_MAX_REQUEST_BYTES), 'Max Request Bytes', 1024, SPEC_MAX_REQUEST_BYTES),
 		dryRun: option<unknown>('dryRun', false) === true,
-		deduplication: isSet(context, 'options.deduplicationKey')
-			? { historySize: readInteger(option<unknown>('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), 'Deduplication History Size', 1, MAX_HISTORY_SIZE) }
+		historySize: isSet(context, 'options.deduplicationKey')
+			? readInteger(option<unknown>('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), 'Deduplication History Size', 1, MAX_HISTORY_SIZE)
 			: undefined,
 	};
 }
 
 /**
- * Every input item becomes one record, which the steps below settle in turn: refused while it is
- * built, skipped for its key, or sent (or in a dry run packed) and reported. The records then
- * become the output items, one per input item and paired with it.
+ * The steps, in order; each returns the outcomes of the items it decided, and an item decided by
+ * one step goes to no later one: built (or refused), kept from an earlier try of this node run
+ * (n8n's Retry On Fail), skipped for a repeated key, packed (Dry Run), or claimed by its key (or
+ * skipped) and sent. Then the keys are settled, and the outcomes become the output items, one per
+ * input item, paired with it.
  */
 export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
 	let settings: CreateSettings;
@@ -54,17 +57,36 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 	} catch (problem) {
 		return outputItems(policy, this.getInputData().map((_, itemIndex) => ({ error: itemError(this.getNode(), problem, itemIndex), pairedItem: paired(itemIndex) })));
 	}
-	const keyed = settings.deduplication !== undefined;
-	const records = await buildRecords(this, { ...settings, keyed });
-	if (keyed) skipRepeatedKeys(records);
-
-	// Without continue-on-fail a refused item stops the node, before anything is sent.
-	if (policy.continueOnFail || !records.some((record) => record.outcome?.kind === 'refused')) {
-		const sender = new Sender(settings.dryRun ? undefined : transactionPoster(this, settings.ignoreInvalid), settings.maxRequestBytes, !policy.continueOnFail);
-		const send = async (toSend: readonly SendableRecord[]) => await sender.send(toSend);
-		if (settings.deduplication === undefined || settings.dryRun) await send(unsettled(records));
-		else await sendOnce(this, settings.deduplication.historySize, records, send);
+	const { transactions, refused, deduplication } = await buildTransactions(this, settings);
+	const outcomes: Outcome[] = [...refused, ...(recallTries<Outcome[]>(this) ?? [])];
+	let order = undecided(transactions, outcomes);
+	if (deduplication !== undefined) {
+		const repeated = skipRepeatedKeys(deduplication.keys, order);
+		outcomes.push(...repeated.skipped);
+		order = repeated.order;
 	}
-	const render = outcomeRenderer(this, { keyed, dryRun: settings.dryRun });
-	return outputItems(policy, settled(records).map(render));
+	const limits = { maxRequestBytes: settings.maxRequestBytes, stopAtFailure: !policy.continueOnFail };
+	// Without continue-on-fail a refusal, or a failure an earlier try kept, stops the node before anything is sent.
+	if (limits.stopAtFailure && outcomes.some((outcome) => outcome.kind === 'refused' || outcome.kind === 'failed')) order = [];
+
+	let keyOutcomes: KeyOutcome[] = [];
+	const post = transactionPoster(this, settings.ignoreInvalid);
+	if (settings.dryRun) {
+		outcomes.push(...packForDryRun(transactions, order, limits));
+	} else if (deduplication === undefined) {
+		outcomes.push(...(await sendTransactions(post, transactions, order, limits)));
+	} else {
+		const claim = await claimKeys(this, deduplication, order);
+		outcomes.push(...claim.decided);
+		let sent: Outcome[] | undefined;
+		try {
+			sent = await sendTransactions(post, transactions, claim.order, limits);
+			outcomes.push(...sent);
+		} finally {
+			keyOutcomes = await settleKeys(this, deduplication, claim, sent);
+		}
+	}
+	keepForRetry(this, outcomes.filter(reachedService));
+	const keys = deduplication?.keys;
+	return outputItems(policy, renderOutcomes(this, outcomes, { transactions, keys, keyOutcomes, dryRun: settings.dryRun }));
 }

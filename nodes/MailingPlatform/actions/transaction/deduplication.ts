@@ -1,15 +1,16 @@
+/**
+ * The Deduplication Key's steps: keys are claimed in n8n's store before sending, so that a
+ * delivery in another process skips them, and settled after: kept where the service queued the
+ * transaction (or may have), released where it certainly did not, so that a re-run sends it.
+ */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { KeyStore } from '../../helpers/keyStore';
 import { keyStore } from '../../helpers/keyStore';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
-import type { SendableRecord, TransactionRecord } from './outcomes';
-import { unsettled } from './outcomes';
-
-const keyOf = (record: TransactionRecord) => record.key as string;
+import type { KeyOutcome, Outcome } from './outcomes';
 
 const LABEL = 'Deduplication Key';
 
@@ -31,103 +32,149 @@ export function keyReader(context: IExecuteFunctions): (itemIndex: number) => st
 	};
 }
 
-/** Skips every item whose key an earlier item of this execution has. */
-export function skipRepeatedKeys(records: readonly TransactionRecord[]): void {
+/** The items of `order` to send, and those skipped because an earlier item of this execution has their key. */
+export function skipRepeatedKeys(keys: readonly string[], order: readonly number[]): { order: number[]; skipped: Outcome[] } {
 	const firstItem = new Map<string, number>();
-	for (const record of unsettled(records)) {
-		const key = keyOf(record);
-		const first = firstItem.get(key);
-		if (first === undefined) firstItem.set(key, record.itemIndex);
-		else record.outcome = { kind: 'skipped', reason: `Not sent: item ${first} of this execution has the same ${LABEL}` };
+	const skipped: Outcome[] = [];
+	const rest: number[] = [];
+	for (const itemIndex of order) {
+		const first = firstItem.get(keys[itemIndex]);
+		if (first === undefined) {
+			firstItem.set(keys[itemIndex], itemIndex);
+			rest.push(itemIndex);
+		} else skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent: item ${first} of this execution has the same ${LABEL}` });
 	}
+	return { order: rest, skipped };
+}
+
+/**
+ * A key the service queued has a second entry beside it, so that a later delivery can tell it
+ * from a key whose execution never learned the outcome (n8n stopped, or the answer was lost).
+ * The history therefore keeps two entries per key.
+ */
+const sentMarker = (key: string) => `sent ${key}`;
+const storeOf = (context: IExecuteFunctions, historySize: number) => keyStore(context, 2 * historySize);
+
+/** The Deduplication Key of every item (by item index; refused items have none) and how many keys the node remembers. */
+export interface Deduplication {
+	readonly keys: readonly string[];
+	readonly historySize: number;
+}
+
+/** The keys claimed for this execution: the items to send, those decided here, and how to let other executions have the keys again. */
+export interface Claim {
+	readonly order: readonly number[];
+	readonly decided: readonly Outcome[];
+	readonly letGo: () => void;
+}
+
+const nothingClaimed = (decided: Outcome[]): Claim => ({ order: [], decided, letGo: () => {} });
+
+/**
+ * Claims the keys of the items in `order`: waits while another execution of this process sends
+ * any of them, then records them all. An item whose key was there already is not sent: its key
+ * was sent before, or taken by an execution that does not know its outcome.
+ */
+export async function claimKeys(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<Claim> {
+	const refuseAll = (problem: InputProblem) => nothingClaimed([{ kind: 'refused', itemIndexes: order, problem }]);
+	if (order.length > historySize) {
+		return refuseAll(new InputProblem(
+			`${thousands(order.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
+			`Raise Deduplication History Size to at least ${thousands(order.length)}, or send fewer items per execution.`,
+		));
+	}
+	const store = storeOf(context, historySize);
+	const claimed = order.map((itemIndex) => keys[itemIndex]);
+	const letGo = await store.hold(claimed);
+	let taken: Set<string>;
+	let sent: Set<string>;
+	try {
+		taken = await store.record(claimed);
+		const markers = [...taken].map(sentMarker);
+		sent = await store.record(markers);
+		// Recording is the only way to read the store: a marker that was not there goes again.
+		await store.remove(markers.filter((marker) => !sent.has(marker)));
+	} catch (error) {
+		letGo();
+		return refuseAll(new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.'));
+	}
+	const decided: Outcome[] = [];
+	const toSend: number[] = [];
+	for (const itemIndex of order) {
+		const key = keys[itemIndex];
+		if (!taken.has(key)) toSend.push(itemIndex);
+		else if (sent.has(sentMarker(key))) decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+		else {
+			const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
+			decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+		}
+	}
+	return { order: toSend, decided, letGo };
 }
 
 /**
  * Another process (a queue-mode worker) that read the history before this one's change and
  * writes after it undoes the change. So kept keys are recorded again until a round finds them
  * all there, and released keys are removed again: once a round is not overlapped by another
- * process's call, the change holds. Rounds are about 100 ms apart, longer than a call of the
+ * process's call, the change holds. Rounds are some 100 ms apart, longer than a call of the
  * store takes, at random so that two processes confirming at once do not keep meeting.
  */
 const CONFIRM_ROUNDS = 3;
 const confirmDelayMs = () => 50 + Math.random() * 100;
 
+async function confirmRecorded(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
+	if (entries.length === 0) return;
+	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
+		if (round > 1) await sleep(confirmDelayMs());
+		const recordedBefore = await store.record(entries);
+		if (entries.every((entry) => recordedBefore.has(entry))) return;
+	}
+}
+
+async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
+	if (entries.length === 0) return;
+	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
+		if (round > 1) await sleep(confirmDelayMs());
+		await store.remove(entries);
+	}
+}
+
 /**
- * Sends, with `send`, the records whose key this node has not sent before, in this or an earlier
- * execution. A duplicate in this process waits for the first's outcome; the keys are recorded
- * before sending, so that one in another process (a queue-mode worker) is skipped. Afterwards
- * the keys of queued transactions, and of those the service may have queued (outcome unknown),
- * are recorded again (another process may have written over them); the keys of everything else
- * are removed three times, so that a re-run sends it.
+ * Settles the claimed keys by what sending decided (`sent`; undefined when sending did not
+ * finish): a queued transaction's key is kept, with its marker; the key of one the service may
+ * have queued is kept without; every other key is released. Lets other executions have the keys,
+ * and answers where the store failed: such a key may skip, or let through, a later delivery.
  */
-export async function sendOnce(
-	context: IExecuteFunctions,
-	historySize: number,
-	records: readonly TransactionRecord[],
-	send: (records: readonly SendableRecord[]) => Promise<void>,
-): Promise<void> {
-	const toSend = unsettled(records);
-	if (toSend.length > historySize) {
-		const problem = new InputProblem(
-			`${thousands(toSend.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
-			`Raise Deduplication History Size to at least ${thousands(toSend.length)}, or send fewer items per execution.`,
-		);
-		for (const record of toSend) record.outcome = { kind: 'refused', problem };
-		return;
+export async function settleKeys(context: IExecuteFunctions, { keys, historySize }: Deduplication, claim: Claim, sent: readonly Outcome[] | undefined): Promise<KeyOutcome[]> {
+	const queued: number[] = [];
+	const open: number[] = [];
+	const released: number[] = [];
+	const decided = new Set<number>();
+	for (const outcome of sent ?? []) {
+		outcome.itemIndexes.forEach((itemIndex, position) => {
+			decided.add(itemIndex);
+			if (outcome.kind === 'reported' && outcome.reports[position].queued) queued.push(itemIndex);
+			else if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) open.push(itemIndex);
+			else released.push(itemIndex);
+		});
 	}
-	const store = keyStore(context, historySize);
-	const keys = toSend.map(keyOf);
-	await store.whileSending(keys, async () => {
-		let sentBefore: Set<string>;
-		try {
-			sentBefore = await store.record(keys);
-		} catch (error) {
-			const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.');
-			for (const record of toSend) record.outcome = { kind: 'refused', problem };
-			return;
-		}
-		for (const record of toSend) {
-			if (sentBefore.has(keyOf(record))) record.outcome = { kind: 'skipped', reason: `Not sent again: this node already sent a transaction with this ${LABEL}` };
-		}
-		const claimed = unsettled(toSend);
-		let sent = false;
-		try {
-			await send(claimed);
-			sent = true;
-		} finally {
-			await settleKeys(context, store, claimed, sent);
-		}
-	});
-}
+	// Items sending never reached: kept if it did not finish (they may have gone out), released if it stopped before them.
+	for (const itemIndex of claim.order) if (!decided.has(itemIndex)) (sent === undefined ? open : released).push(itemIndex);
 
-/** Whether the key must stay: the service queued the transaction, or may have. */
-function keepsKey(record: TransactionRecord, sent: boolean): boolean {
-	const { outcome } = record;
-	if (outcome === undefined) return !sent;
-	return (outcome.kind === 'reported' && outcome.report.queued) || (outcome.kind === 'failed' && outcome.failure.outcomeUnknown);
-}
-
-/** Records again the keys that stay and removes the others; never throws, so no error of the send is hidden. */
-async function settleKeys(context: IExecuteFunctions, store: KeyStore, claimed: readonly SendableRecord[], sent: boolean): Promise<void> {
-	const kept = claimed.filter((record) => keepsKey(record, sent)).map(keyOf);
-	const released = claimed.filter((record) => !keepsKey(record, sent));
+	const store = storeOf(context, historySize);
+	const outcomes: KeyOutcome[] = [];
+	const kept = [...queued, ...open];
 	try {
-		for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
-			if (round > 1) await sleep(confirmDelayMs());
-			const recordedBefore = await store.record(kept);
-			if (kept.every((key) => recordedBefore.has(key))) break;
-		}
+		await confirmRecorded(store, [...kept.map((itemIndex) => keys[itemIndex]), ...queued.map((itemIndex) => sentMarker(keys[itemIndex]))]);
 	} catch (error) {
-		// The items were sent all the same; only a redelivery that another process raced may go again.
-		context.logger.warn(`Mailing Platform: the ${LABEL}s of ${kept.length} sent items could not be confirmed: ${(error as Error).message}`);
+		if (kept.length > 0) outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
 	}
-	if (released.length === 0) return;
 	try {
-		for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
-			if (round > 1) await sleep(confirmDelayMs());
-			await store.remove(released.map(keyOf));
-		}
+		await confirmRemoved(store, released.map((itemIndex) => keys[itemIndex]));
 	} catch (error) {
-		for (const record of released) record.keyNotReleased = (error as Error).message;
+		outcomes.push({ kind: 'notReleased', itemIndexes: released, reason: (error as Error).message });
+	} finally {
+		claim.letGo();
 	}
+	return outcomes;
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemResult, NodeError } from '../../helpers/itemResults';
 import { itemError, paired } from '../../helpers/itemResults';
@@ -8,22 +8,11 @@ import { serviceError } from '../../transport/errors';
 import type { Transaction } from './shape';
 import { contactOf } from './shape';
 
-/** The service's word on one transaction of a request it answered, as its output item shows it. */
+/** The service's word on one transaction of a request it answered: the report entry, as the output item shows it. */
 export interface QueueReport extends IDataObject {
 	queued: boolean;
 	contact: IDataObject | null;
 	message?: string;
-}
-
-/** A request that failed as a whole, shared by the records it carried. */
-export interface RequestFailure {
-	/** The transport's `ServiceError`, or what else went wrong while the request was under way. */
-	error: Error & Partial<Pick<ServiceError, 'description' | 'httpCode'>>;
-	/** The service may have queued its transactions: it received the request, and its answer is unknown or unreadable. */
-	outcomeUnknown: boolean;
-	itemIndexes: readonly number[];
-	/** Transactions of earlier requests that the service queued. */
-	queuedBefore: number;
 }
 
 /** Where a transaction went (or would go): its request's number, size and count of transactions. */
@@ -33,129 +22,175 @@ export interface RequestSummary {
 	transactions: number;
 }
 
-/** What became of one item; each step of Create settles the records it decides and leaves the others. */
-export type Outcome =
-	/** Refused before it was sent: an `InputProblem`, or an n8n error such as a failed expression. */
-	| { kind: 'refused'; problem: unknown }
+/**
+ * What became of some items, decided by one step of Create; every item gets exactly one. A
+ * request's items share one outcome, so 100,000 items cost a dozen of them.
+ */
+export type Outcome = { readonly itemIndexes: readonly number[] } & (
+	| /** Refused before it was sent: an `InputProblem`, or an n8n error such as a failed expression. */
+	{ kind: 'refused'; problem: unknown }
 	| { kind: 'skipped'; reason: string }
-	| { kind: 'dryRun'; request: RequestSummary }
-	| { kind: 'reported'; report: QueueReport }
-	| { kind: 'failed'; failure: RequestFailure };
+	/** Dry Run: packed as a real run would, not sent. */
+	| { kind: 'packed'; request: RequestSummary }
+	/** The service answered the request: `reports[i]` belongs to `itemIndexes[i]`. */
+	| { kind: 'reported'; reports: readonly QueueReport[] }
+	/** The request failed as a whole; the error says whether the service may have queued it. */
+	| { kind: 'failed'; error: ServiceError }
+);
 
-/** One input item on its way through Create. */
-export interface TransactionRecord {
-	readonly itemIndex: number;
-	/** Absent when the item was refused while its transaction was built. */
-	readonly transaction?: Transaction;
-	/** The Deduplication Key, when that option is on. */
-	readonly key?: string;
-	outcome?: Outcome;
-	/** Why the key of an item not sent could not be removed from the history, which then skips it. */
-	keyNotReleased?: string;
+/**
+ * What became of a Deduplication Key after sending, where it is not what the outcome implies
+ * (kept when the service may have queued the transaction, released otherwise).
+ */
+export interface KeyOutcome {
+	readonly itemIndexes: readonly number[];
+	/** `notReleased`: a re-run skips these items; `notConfirmed`: a delivery in another process may send them again. */
+	kind: 'notReleased' | 'notConfirmed';
+	reason: string;
 }
 
-export type SendableRecord = TransactionRecord & { readonly transaction: Transaction };
-
-/** The records no step has settled yet, in input order. */
-export function unsettled(records: readonly TransactionRecord[]): SendableRecord[] {
-	return records.filter((record): record is SendableRecord => record.outcome === undefined && record.transaction !== undefined);
+/** Whether the service got the request and answered it, or may have acted on it: sending it again could mail twice. */
+export function reachedService(outcome: Outcome): boolean {
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && !outcome.error.notProcessed);
 }
 
-export type SettledRecord = TransactionRecord & { outcome: Outcome };
-
-/** The records some step settled: all of them, unless the node stops at a failure and leaves the rest unsent. */
-export function settled(records: readonly TransactionRecord[]): readonly SettledRecord[] {
-	const isSettled = (record: TransactionRecord): record is SettledRecord => record.outcome !== undefined;
-	return records.every(isSettled) ? records : records.filter(isSettled);
+/** The items, in input order, that no outcome covers yet and that have a transaction to send. */
+export function undecided(transactions: ReadonlyArray<unknown>, outcomes: readonly Outcome[]): number[] {
+	const decided = new Uint8Array(transactions.length);
+	for (const outcome of outcomes) for (const itemIndex of outcome.itemIndexes) decided[itemIndex] = 1;
+	const order: number[] = [];
+	for (let itemIndex = 0; itemIndex < transactions.length; itemIndex++) {
+		if (decided[itemIndex] === 0 && transactions[itemIndex] !== undefined) order.push(itemIndex);
+	}
+	return order;
 }
 
 function joined(...texts: unknown[]): string {
 	return texts.filter((text) => typeof text === 'string' && text !== '').join(' ');
 }
 
-/** What a re-run does with the item, by its Deduplication Key; every item not queued says so. */
-function keyNote(record: SettledRecord): string {
-	const { key, outcome } = record;
-	if (key === undefined) return '';
+/** What became of an item's Deduplication Key, and so what a re-run or a later delivery does with the item. */
+function keyNote(key: string, outcome: Outcome, keyOutcome: KeyOutcome | undefined): string {
 	const again = `to send it anyway, run it once with another key, e.g. "${key}-again"`;
-	if (outcome.kind === 'failed' && outcome.failure.outcomeUnknown) {
-		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
+	if (keyOutcome?.kind === 'notReleased') {
+		return `Its Deduplication Key "${key}" could not be released (${keyOutcome.reason}), so a re-run skips this item; ${again}.`;
 	}
-	if (record.keyNotReleased !== undefined) {
-		return `Its Deduplication Key "${key}" could not be released (${record.keyNotReleased}), so a re-run skips this item; ${again}.`;
+	if (keyOutcome?.kind === 'notConfirmed') {
+		return `Its Deduplication Key "${key}" could not be confirmed in n8n's store (${keyOutcome.reason}): a delivery of the same item in another n8n process at this moment may send it again.`;
+	}
+	if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) {
+		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
 	}
 	return 'Its Deduplication Key is not kept, so a re-run sends it.';
 }
 
-/** What to say of a request that failed as a whole: which items it carried and what was queued before it. */
-function failureError(context: IExecuteFunctions, failure: RequestFailure, keyed: boolean): NodeApiError {
-	const { error, itemIndexes, queuedBefore } = failure;
-	const queued = `${thousands(queuedBefore)} items of earlier requests were already queued`;
-	const earlier =
-		queuedBefore === 0
+/** The queued items of requests sent before `itemIndex`'s: how many, and the first and last of them. */
+function queuedBefore(outcomes: readonly Outcome[], itemIndex: number): { count: number; first: number; last: number } {
+	const queued = { count: 0, first: Number.POSITIVE_INFINITY, last: -1 };
+	for (const outcome of outcomes) {
+		if (outcome.kind !== 'reported' || outcome.itemIndexes[0] > itemIndex) continue;
+		outcome.reports.forEach((report, position) => {
+			const item = outcome.itemIndexes[position];
+			if (!report.queued || item > itemIndex) return;
+			queued.count++;
+			queued.first = Math.min(queued.first, item);
+			queued.last = Math.max(queued.last, item);
+		});
+	}
+	return queued;
+}
+
+/** What to say of a request that failed as a whole: which items it carried, what was queued before it, and what a retry does. */
+function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'failed' }, outcomes: readonly Outcome[], keyed: boolean): ServiceError {
+	const { error, itemIndexes } = outcome;
+	const queued = queuedBefore(outcomes, itemIndexes[0]);
+	const earlier = `${thousands(queued.count)} items of earlier requests were already queued (items ${thousands(queued.first)} to ${thousands(queued.last)})`;
+	const retry =
+		queued.count === 0
 			? 'No item of an earlier request was queued.'
 			: keyed
-				? `${queued}: a re-run skips them by their Deduplication Key.`
-				: `${queued}: do not run the same input again, or their e-mails go out twice.`;
+				? `${earlier}: a re-run skips them by their Deduplication Key.`
+				: `${earlier}: retrying this execution, or running the same input again, sends them again. Set a Deduplication Key to prevent that.`;
 	return serviceError(
 		context,
 		{
-			message: `${error.message} (items ${itemIndexes[0]} to ${itemIndexes[itemIndexes.length - 1]}, ${thousands(itemIndexes.length)} transactions)`,
-			description: joined(error.description, earlier),
+			message: `${error.message} (items ${thousands(itemIndexes[0])} to ${thousands(itemIndexes[itemIndexes.length - 1])}, ${thousands(itemIndexes.length)} transactions)`,
+			description: joined(error.description, retry),
 			httpCode: error.httpCode ?? undefined,
+			outcomeUnknown: error.outcomeUnknown,
+			notProcessed: error.notProcessed,
 		},
 		itemIndexes[0],
 	);
 }
 
-const contactIn = (record: TransactionRecord): IDataObject => (record.transaction === undefined ? {} : contactOf(record.transaction));
+/** Everything rendering needs to know of the items besides their outcomes. */
+export interface RenderInput {
+	transactions: ReadonlyArray<Transaction | undefined>;
+	keys?: readonly string[];
+	keyOutcomes: readonly KeyOutcome[];
+	dryRun: boolean;
+}
 
 /**
- * How each record shows in the node's output. Skipped duplicates and dry runs always go to the
- * main output; a transaction the service did not queue is declined, for the error output if any.
+ * Each item's output, in input order, from the outcome that decided it: skipped duplicates and dry
+ * runs on the main output; a transaction the service did not queue declined, for the error output
+ * if any; refusals and failed requests as failures. Items without an outcome (the node stopped
+ * before them) are left out.
  */
-export function outcomeRenderer(context: IExecuteFunctions, mode: { keyed: boolean; dryRun: boolean }): (record: SettledRecord) => ItemResult {
-	const failures = new Map<RequestFailure, NodeApiError>();
-	const keyField = (record: TransactionRecord): IDataObject => (record.key === undefined ? {} : { deduplicationKey: record.key });
-	const failed = (record: SettledRecord, error: NodeError): ItemResult => {
-		if (mode.keyed) error.description = joined(error.description, keyNote(record));
-		const outcomeUnknown = record.outcome.kind === 'failed' && record.outcome.failure.outcomeUnknown;
-		return { error, json: { queued: false, outcomeUnknown, contact: contactIn(record), ...keyField(record) }, pairedItem: paired(record.itemIndex) };
+export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Outcome[], input: RenderInput): ItemResult[] {
+	const { transactions, keys, keyOutcomes, dryRun } = input;
+	const keyOutcomeOf = new Map<number, KeyOutcome>();
+	for (const keyOutcome of keyOutcomes) for (const itemIndex of keyOutcome.itemIndexes) keyOutcomeOf.set(itemIndex, keyOutcome);
+	const contactIn = (itemIndex: number): IDataObject => {
+		const transaction = transactions[itemIndex];
+		return transaction === undefined ? {} : contactOf(transaction);
 	};
-	const requestError = (record: SettledRecord, failure: RequestFailure): ItemResult => {
-		let shared = failures.get(failure);
-		if (shared === undefined) failures.set(failure, (shared = failureError(context, failure, mode.keyed)));
-		if (!mode.keyed) return failed(record, shared);
-		const { message, description, httpCode } = shared;
-		return failed(record, serviceError(context, { message, description: description ?? undefined, httpCode: httpCode ?? undefined }, record.itemIndex));
+	const keyField = (itemIndex: number): IDataObject => (keys?.[itemIndex] === undefined ? {} : { deduplicationKey: keys[itemIndex] });
+	const noteOf = (itemIndex: number, outcome: Outcome) => (keys === undefined ? '' : keyNote(keys[itemIndex], outcome, keyOutcomeOf.get(itemIndex)));
+	const failed = (itemIndex: number, outcome: Outcome, error: NodeError): ItemResult => {
+		if (keys !== undefined) error.description = joined(error.description, noteOf(itemIndex, outcome));
+		const outcomeUnknown = outcome.kind === 'failed' && outcome.error.outcomeUnknown;
+		return { error, json: { queued: false, outcomeUnknown, contact: contactIn(itemIndex), ...keyField(itemIndex) }, pairedItem: paired(itemIndex) };
 	};
 
-	return (record) => {
-		const { itemIndex, outcome } = record;
-		switch (outcome.kind) {
-			case 'refused':
-				return failed(record, itemError(context.getNode(), outcome.problem, itemIndex));
-			case 'skipped': {
-				const json: IDataObject = { queued: false, skipped: true, ...keyField(record), contact: contactIn(record), message: outcome.reason };
-				return { json: mode.dryRun ? { ...json, dryRun: true, transaction: record.transaction } : json, pairedItem: paired(itemIndex) };
+	const results = new Array<ItemResult | undefined>(transactions.length);
+	for (const outcome of outcomes) {
+		const shared = outcome.kind === 'failed' && keys === undefined ? failureError(context, outcome, outcomes, false) : undefined;
+		outcome.itemIndexes.forEach((itemIndex, position) => {
+			const pairedItem = paired(itemIndex);
+			switch (outcome.kind) {
+				case 'refused':
+					results[itemIndex] = failed(itemIndex, outcome, itemError(context.getNode(), outcome.problem, itemIndex));
+					return;
+				case 'failed':
+					results[itemIndex] = failed(itemIndex, outcome, shared ?? failureError(context, outcome, outcomes, true));
+					return;
+				case 'skipped': {
+					const json: IDataObject = { queued: false, skipped: true, ...keyField(itemIndex), contact: contactIn(itemIndex), message: outcome.reason };
+					results[itemIndex] = { json: dryRun ? { ...json, dryRun: true, transaction: transactions[itemIndex] } : json, pairedItem };
+					return;
+				}
+				case 'packed': {
+					const message = 'Dry Run: checked and packed as a real run would, not sent';
+					const json = { dryRun: true, queued: false, contact: contactIn(itemIndex), ...keyField(itemIndex), message, request: { ...outcome.request }, transaction: transactions[itemIndex] };
+					results[itemIndex] = { json, pairedItem };
+					return;
+				}
+				case 'reported': {
+					// The report is the output item's JSON: 100,000 queued transactions cost no copy.
+					const report = outcome.reports[position];
+					if (keys !== undefined) report.deduplicationKey = keys[itemIndex];
+					if (report.queued && !keyOutcomeOf.has(itemIndex)) results[itemIndex] = { json: report, pairedItem };
+					else if (report.queued) results[itemIndex] = { json: { ...report, message: noteOf(itemIndex, outcome) }, pairedItem };
+					else {
+						const json = { ...report, message: joined(report.message, noteOf(itemIndex, outcome)) };
+						results[itemIndex] = { json, declined: { message: 'The transaction was not queued', description: json.message }, pairedItem };
+					}
+					return;
+				}
 			}
-			case 'dryRun': {
-				const message = 'Dry Run: checked and packed as a real run would, not sent';
-				return {
-					json: { dryRun: true, queued: false, contact: contactIn(record), ...keyField(record), message, request: { ...outcome.request }, transaction: record.transaction },
-					pairedItem: paired(itemIndex),
-				};
-			}
-			case 'reported': {
-				// The report is the output item's JSON: 100,000 queued transactions cost no copy.
-				const json = outcome.report;
-				if (record.key !== undefined) json.deduplicationKey = record.key;
-				if (json.queued) return { json, pairedItem: paired(itemIndex) };
-				if (mode.keyed) json.message = joined(json.message, keyNote(record));
-				return { json, declined: { message: 'The transaction was not queued', description: json.message }, pairedItem: paired(itemIndex) };
-			}
-			case 'failed':
-				return requestError(record, outcome.failure);
-		}
-	};
+		});
+	}
+	return results.filter((result): result is ItemResult => result !== undefined);
 }

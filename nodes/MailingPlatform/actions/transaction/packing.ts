@@ -1,13 +1,21 @@
 /**
  * Packing transactions into request bodies: JSON arrays in input order, the fewest within a byte
- * limit, one body at a time. Pure: no n8n or HTTP here.
+ * limit, one body at a time. No n8n or HTTP here, and nothing but the body buffer is changed.
  */
-import type { SendableRecord } from './outcomes';
+import { thousands } from '../../helpers/numbers';
 
-/** One request body: the JSON array of the transactions of `records`, in that order. */
+/** One request body: the JSON array of the transactions of `order[start]` to `order[end - 1]`. */
 export interface Body {
-	readonly records: readonly SendableRecord[];
+	readonly start: number;
+	readonly end: number;
 	readonly bytes: Buffer;
+}
+
+/** A transaction that cannot go in any body, `order[start]`, and why; `end` is the position after it. */
+export interface Refusal {
+	readonly start: number;
+	readonly end: number;
+	readonly refusal: { problem: string; hint: string };
 }
 
 /**
@@ -21,47 +29,61 @@ const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 
+export interface PackingLimits {
+	/** The largest body to pack; lower than `maxBytes` once the service refused a body as too large. */
+	limit: number;
+	/** Max Request Bytes: a transaction larger alone is refused. Above `limit` alone, it is a body of its own. */
+	maxBytes: number;
+}
+
 /**
- * The bodies for `records`, each within `limit()` (read before each body, so a lowered limit
- * applies to the next one) unless one transaction alone is larger: that one gets a body of its
- * own, for the caller to refuse. A transaction JSON cannot express goes to `unwritable`. Greedy
- * in order, which gives the fewest requests for an order-preserving split. Every body is written
- * into the same buffer: use it before asking for the next one.
+ * The bodies of the items `order[from]` onwards (`order` holds item indexes of `transactions`),
+ * each within the limit, and the refusals of transactions no body can carry. Greedy in order,
+ * which gives the fewest requests for an order-preserving split; a body holds consecutive items
+ * only. Every body is written into the same buffer: use it before asking for the next one.
  */
 export function* packBodies(
-	records: readonly SendableRecord[],
-	limit: () => number,
-	unwritable: (record: SendableRecord, error: Error) => void,
-): Generator<Body> {
+	transactions: ReadonlyArray<unknown>,
+	order: readonly number[],
+	from: number,
+	{ limit, maxBytes }: PackingLimits,
+): Generator<Body | Refusal> {
 	const writer = new BodyWriter(limit);
+	const refused = (position: number, problem: string, hint: string) => ({ start: position, end: position + 1, refusal: { problem, hint } });
 
-	function* packOne(record: SendableRecord): Generator<Body> {
+	function* packOne(position: number): Generator<Body | Refusal> {
 		let json: string;
 		try {
-			json = JSON.stringify(record.transaction);
+			json = JSON.stringify(transactions[order[position]]);
 		} catch (error) {
-			unwritable(record, error as Error);
+			if (!writer.isEmpty()) yield writer.take();
+			const hint = 'Remove the value JSON cannot hold (e.g. a BigInt or a circular reference).';
+			yield refused(position, `The transaction cannot be written as JSON: ${(error as Error).message}`, hint);
 			return;
 		}
 		const bytes = Buffer.byteLength(json, 'utf8');
 		if (!writer.isEmpty() && !writer.fitsOne(bytes)) yield writer.take();
-		if (writer.fitsOne(bytes)) writer.writeOne(record, json, bytes);
-		else yield { records: [record], bytes: Buffer.from(`[${json}]`, 'utf8') };
+		if (writer.fitsOne(bytes)) writer.writeOne(position, json, bytes);
+		else if (bytes + 2 <= maxBytes) yield { start: position, end: position + 1, bytes: Buffer.from(`[${json}]`, 'utf8') };
+		else {
+			const problem = `The transaction alone is ${thousands(bytes)} bytes as JSON, more than one request may carry (${thousands(maxBytes)} bytes)`;
+			yield refused(position, problem, 'Make its content or attachments smaller.');
+		}
 	}
 
 	let chunkLength = 8;
-	for (let start = 0; start < records.length; ) {
-		const chunk = records.slice(start, start + chunkLength);
-		start += chunk.length;
+	for (let start = from; start < order.length; ) {
+		const end = Math.min(order.length, start + chunkLength);
 		let json: string | undefined;
 		try {
-			json = JSON.stringify(chunk.map((record) => record.transaction));
+			json = JSON.stringify(order.slice(start, end).map((itemIndex) => transactions[itemIndex]));
 		} catch {
 			json = undefined;
 		}
-		if (json !== undefined) chunkLength = Math.max(1, Math.floor((CHUNK_CHARS * chunk.length) / Math.max(1, json.length)));
-		if (json !== undefined && writer.fitsChunk(json)) writer.writeChunk(chunk, json);
-		else for (const record of chunk) yield* packOne(record);
+		if (json !== undefined) chunkLength = Math.max(1, Math.floor((CHUNK_CHARS * (end - start)) / Math.max(1, json.length)));
+		if (json !== undefined && writer.fitsChunk(json)) writer.writeChunk(start, end, json);
+		else for (let position = start; position < end; position++) yield* packOne(position);
+		start = end;
 	}
 	if (!writer.isEmpty()) yield writer.take();
 }
@@ -70,12 +92,15 @@ export function* packBodies(
 class BodyWriter {
 	private buffer: Buffer | undefined;
 
-	private records: SendableRecord[] = [];
+	/** The positions in the order of the body's first transaction and of the one after its last. */
+	private start = 0;
+
+	private end = 0;
 
 	/** Where the body's closing bracket is; -1 while it is empty. */
 	private closeAt = -1;
 
-	constructor(private readonly limit: () => number) {}
+	constructor(private readonly limit: number) {}
 
 	isEmpty(): boolean {
 		return this.closeAt < 0;
@@ -85,38 +110,39 @@ class BodyWriter {
 	fitsChunk(json: string): boolean {
 		// The chunk's `[` goes where the body's `]` is (and becomes a comma); its `]` closes the body.
 		const offset = Math.max(0, this.closeAt);
-		return offset + 3 * json.length <= this.limit() || offset + Buffer.byteLength(json, 'utf8') <= this.limit();
+		return offset + 3 * json.length <= this.limit || offset + Buffer.byteLength(json, 'utf8') <= this.limit;
 	}
 
-	writeChunk(chunk: readonly SendableRecord[], json: string): void {
+	writeChunk(start: number, end: number, json: string): void {
+		if (this.isEmpty()) this.start = start;
+		this.end = end;
 		const offset = Math.max(0, this.closeAt);
 		const mostBytes = offset + 3 * json.length;
 		const buffer = this.reserve(mostBytes <= this.capacity() ? mostBytes : offset + Buffer.byteLength(json, 'utf8'));
 		const written = buffer.write(json, offset, 'utf8');
 		if (this.closeAt >= 0) buffer[offset] = COMMA;
 		this.closeAt = offset + written - 1;
-		for (const record of chunk) this.records.push(record);
 	}
 
 	/** Whether one transaction of `bytes` fits: `[` or `,` before it and `]` after. */
 	fitsOne(bytes: number): boolean {
-		return Math.max(0, this.closeAt) + bytes + 2 <= this.limit();
+		return Math.max(0, this.closeAt) + bytes + 2 <= this.limit;
 	}
 
-	writeOne(record: SendableRecord, json: string, bytes: number): void {
+	writeOne(position: number, json: string, bytes: number): void {
+		if (this.isEmpty()) this.start = position;
+		this.end = position + 1;
 		let offset = Math.max(0, this.closeAt);
 		const buffer = this.reserve(offset + bytes + 2);
 		buffer[offset++] = this.closeAt < 0 ? OPEN_BRACKET : COMMA;
 		offset += buffer.write(json, offset, 'utf8');
 		buffer[offset] = CLOSE_BRACKET;
 		this.closeAt = offset;
-		this.records.push(record);
 	}
 
 	/** The body written so far; the buffer is written over once more is packed. */
 	take(): Body {
-		const body = { records: this.records, bytes: this.reserve(this.closeAt + 1).subarray(0, this.closeAt + 1) };
-		this.records = [];
+		const body = { start: this.start, end: this.end, bytes: this.reserve(this.closeAt + 1).subarray(0, this.closeAt + 1) };
 		this.closeAt = -1;
 		return body;
 	}
@@ -132,7 +158,7 @@ class BodyWriter {
 	 */
 	private reserve(bytes: number): Buffer {
 		if (this.buffer !== undefined && bytes <= this.buffer.length) return this.buffer;
-		const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(this.limit(), 2 * this.capacity())));
+		const grown = Buffer.allocUnsafe(Math.max(bytes, Math.min(this.limit, 2 * this.capacity())));
 		this.buffer?.copy(grown, 0, 0, this.closeAt + 1);
 		return (this.buffer = grown);
 	}
