@@ -51,7 +51,7 @@ export default [
 	oneWayExcept({ files: ['nodes/MailingPlatform/transport/index.ts'], allows: ['callService'] }),
 	oneWayExcept({ files: ['nodes/MailingPlatform/transport/errors.ts'], allows: ['buildApiError'] }),
 	oneWayExcept({
-		files: ['nodes/MailingPlatform/helpers/parameters.ts', 'nodes/MailingPlatform/actions/router.ts', 'nodes/MailingPlatformTrigger/*.node.ts'],
+		files: ['nodes/MailingPlatform/helpers/parameters.ts', 'nodes/MailingPlatform/MailingPlatform.node.ts', 'nodes/MailingPlatformTrigger/*.node.ts'],
 		allows: ['readParameter'],
 	}),
 	{

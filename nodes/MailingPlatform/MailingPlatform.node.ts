@@ -1,13 +1,35 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../../credentials/MailingPlatformApi.credentials';
-import { RESOURCES, resourceProperty, router } from './actions/router';
+import { contactField } from './actions/contactField/ContactField.resource';
+import { mailing } from './actions/mailing/Mailing.resource';
+import type { Operation, Resource } from './actions/resource';
+import { report } from './actions/report/Report.resource';
+import { transaction } from './actions/transaction/Transaction.resource';
 import { PACKAGE_DESCRIPTION } from './description';
+import { forgetTriesAfter } from './helpers/itemResults';
 import { operationSubtitle } from './helpers/subtitle';
 import { getGenericOrderFields } from './methods/resourceMapping';
 
+/** Every resource, in the order their fields come in the panel. */
+const RESOURCES: readonly Resource[] = [transaction, contactField, mailing, report];
+
+const resourceProperty: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: RESOURCES.map(({ name, value }) => ({ name, value })).sort((a, b) => a.name.localeCompare(b.name)),
+	default: 'transaction',
+};
+
 const operations = RESOURCES.flatMap((resource) => resource.description);
+
+function operationOf(resource: string, operation: string): Operation | undefined {
+	const offered = RESOURCES.find((candidate) => candidate.value === resource)?.operations;
+	return offered !== undefined && Object.hasOwn(offered, operation) ? offered[operation] : undefined;
+}
 
 export class MailingPlatform implements INodeType {
 	description: INodeTypeDescription = {
@@ -28,7 +50,19 @@ export class MailingPlatform implements INodeType {
 
 	methods = { resourceMapping: { getGenericOrderFields } };
 
+	/** Runs the chosen operation on all input items; how failures are handled is read once, here. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		const resource = this.getNodeParameter('resource', 0) as string;
+		const operation = this.getNodeParameter('operation', 0) as string;
+		const selected = operationOf(resource, operation);
+		if (selected === undefined) {
+			throw new NodeOperationError(this.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`, {
+				description: 'Choose a resource and operation offered in the node.',
+			});
+		}
+		const policy = { continueOnFail: this.continueOnFail(), errorOutput: this.getNode().onError === 'continueErrorOutput' };
+		const output = await selected.execute.call(this, policy);
+		forgetTriesAfter(this, output);
+		return [output];
 	}
 }

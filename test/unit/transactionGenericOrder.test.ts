@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
 
 import { description } from '../../nodes/MailingPlatform/actions/transaction/create.operation';
-import { checkedGenericOrderContent } from '../../nodes/MailingPlatform/genericOrder';
+import { checkedGenericOrderContent } from '../../nodes/MailingPlatform/actions/transaction/content';
 import { InputProblem } from '../../nodes/MailingPlatform/helpers/values';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 

@@ -1,5 +1,5 @@
 import { base64DecodedBytes, isExecutable } from '../../nodes/MailingPlatform/actions/transaction/attachments';
-import { checkedTransaction, JSON_LABELS } from '../../nodes/MailingPlatform/actions/transaction/shape';
+import { checkedTransaction, JSON_LABELS } from '../../nodes/MailingPlatform/actions/transaction/transaction';
 import { InputProblem } from '../../nodes/MailingPlatform/helpers/values';
 
 /** The refusal's message, or undefined when the transaction passes. */

@@ -1,8 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteData, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ServiceError } from '../transport/errors';
-import { keepForRetry, recallTries } from './retries';
 import { InputProblem } from './values';
 
 export type NodeError = NodeApiError | NodeOperationError;
@@ -47,6 +46,41 @@ function errorItemJson(error: { message: string; description?: string | null }):
 /** On the regular output nothing is routed by shape, so a failed item keeps what is known of it beside the error. */
 function failedItemJson(policy: FailurePolicy, result: { error: NodeError; json?: IDataObject }): IDataObject {
 	return policy.errorOutput || result.json === undefined ? errorItemJson(result.error) : { ...result.json, ...errorItemJson(result.error) };
+}
+
+/*
+ * n8n's Retry On Fail runs a node again, in the same execution and process with the same input
+ * items, when it throws or when the first item of its first output has `json.error`, whatever
+ * happened to the other items. What a try did at the service is kept for the next try of the
+ * same node run, so that the re-run continues the work instead of sending it again.
+ */
+
+/**
+ * Keyed by the node run's execute data, which n8n hands to every try of the run: what is kept
+ * is freed with it once the node has run, even when the execution is stopped between tries.
+ */
+const earlierTries = new WeakMap<IExecuteData, { itemCount: number; state: unknown }>();
+
+const runOf = (context: IExecuteFunctions): IExecuteData | undefined => context.getExecuteData?.();
+
+/** What earlier tries of this node run kept, when n8n runs the node again on the same input. */
+export function recallTries<T>(context: IExecuteFunctions): T | undefined {
+	const run = runOf(context);
+	const kept = run === undefined ? undefined : earlierTries.get(run);
+	return kept !== undefined && kept.itemCount === context.getInputData().length ? (kept.state as T) : undefined;
+}
+
+/** Keeps what this try did at the service for the next try, when the node's Retry On Fail is on. */
+export function keepForRetry(context: IExecuteFunctions, state: unknown): void {
+	const run = runOf(context);
+	if (run === undefined || context.getNode().retryOnFail !== true) return;
+	earlierTries.set(run, { itemCount: context.getInputData().length, state });
+}
+
+/** Forgets what was kept once n8n will not run the node again after this output. */
+export function forgetTriesAfter(context: IExecuteFunctions, output: readonly INodeExecutionData[]): void {
+	const run = runOf(context);
+	if (run !== undefined && output[0]?.json.error === undefined) earlierTries.delete(run);
 }
 
 /** Whether a failure came from the service after it got the request: sending it again could do it twice. */

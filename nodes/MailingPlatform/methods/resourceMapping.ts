@@ -1,7 +1,7 @@
 import type { FieldType, ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 
-import type { GenericOrderFormat } from '../genericOrder';
-import { GENERIC_ORDER_KEYS } from '../genericOrder';
+import type { GenericOrderFormat } from '../actions/transaction/content';
+import { GENERIC_ORDER_KEYS } from '../actions/transaction/content';
 
 const FIELD_TYPES: Record<GenericOrderFormat, FieldType> = {
 	text: 'string',

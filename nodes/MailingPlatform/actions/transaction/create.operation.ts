@@ -1,15 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { FailurePolicy } from '../../helpers/itemResults';
-import { itemError, outputItems, paired } from '../../helpers/itemResults';
+import { itemError, keepForRetry, outputItems, paired, recallTries } from '../../helpers/itemResults';
 import { isSet, readerFor, readInteger } from '../../helpers/parameters';
-import { keepForRetry, recallTries } from '../../helpers/retries';
-import { buildTransactions } from './build';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
 import { claimKeys, settleKeys, skipRepeatedKeys } from './deduplication';
 import type { KeyOutcome, Outcome } from './outcomes';
-import { reachedService, renderOutcomes, undecided } from './outcomes';
+import { reachedService, renderOutcomes } from './outcomes';
 import { packForDryRun, sendTransactions, transactionPoster } from './sending';
+import { buildTransactions, contactOf } from './transaction';
 
 export { description } from './create.description';
 
@@ -41,6 +40,17 @@ function readCreateSettings(context: IExecuteFunctions): CreateSettings {
 			? readInteger(option<unknown>('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), 'Deduplication History Size', 1, MAX_HISTORY_SIZE)
 			: undefined,
 	};
+}
+
+/** The items, in input order, that no outcome covers yet and that have a transaction to send. */
+function undecided(transactions: ReadonlyArray<unknown>, outcomes: readonly Outcome[]): number[] {
+	const decided = new Uint8Array(transactions.length);
+	for (const outcome of outcomes) for (const itemIndex of outcome.itemIndexes) decided[itemIndex] = 1;
+	const order: number[] = [];
+	for (let itemIndex = 0; itemIndex < transactions.length; itemIndex++) {
+		if (decided[itemIndex] === 0 && transactions[itemIndex] !== undefined) order.push(itemIndex);
+	}
+	return order;
 }
 
 /**
@@ -88,5 +98,5 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 	}
 	keepForRetry(this, outcomes.filter(reachedService));
 	const keys = deduplication?.keys;
-	return outputItems(policy, renderOutcomes(this, outcomes, { transactions, keys, keyOutcomes, dryRun: settings.dryRun }));
+	return outputItems(policy, renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun }));
 }

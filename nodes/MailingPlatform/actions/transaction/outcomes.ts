@@ -5,8 +5,6 @@ import { itemError, paired } from '../../helpers/itemResults';
 import { thousands } from '../../helpers/numbers';
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
-import type { Transaction } from './shape';
-import { contactOf } from './shape';
 
 /** The service's word on one transaction of a request it answered: the report entry, as the output item shows it. */
 export interface QueueReport extends IDataObject {
@@ -52,17 +50,6 @@ export interface KeyOutcome {
 /** Whether the service got the request and answered it, or may have acted on it: sending it again could mail twice. */
 export function reachedService(outcome: Outcome): boolean {
 	return outcome.kind === 'reported' || (outcome.kind === 'failed' && !outcome.error.notProcessed);
-}
-
-/** The items, in input order, that no outcome covers yet and that have a transaction to send. */
-export function undecided(transactions: ReadonlyArray<unknown>, outcomes: readonly Outcome[]): number[] {
-	const decided = new Uint8Array(transactions.length);
-	for (const outcome of outcomes) for (const itemIndex of outcome.itemIndexes) decided[itemIndex] = 1;
-	const order: number[] = [];
-	for (let itemIndex = 0; itemIndex < transactions.length; itemIndex++) {
-		if (decided[itemIndex] === 0 && transactions[itemIndex] !== undefined) order.push(itemIndex);
-	}
-	return order;
 }
 
 function joined(...texts: unknown[]): string {
@@ -126,7 +113,9 @@ function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'fa
 
 /** Everything rendering needs to know of the items besides their outcomes. */
 export interface RenderInput {
-	transactions: ReadonlyArray<Transaction | undefined>;
+	transactions: ReadonlyArray<Record<string, unknown> | undefined>;
+	/** The identification of a transaction's contact, as the service's report names contacts. */
+	contactOf: (transaction: Record<string, unknown>) => IDataObject;
 	keys?: readonly string[];
 	keyOutcomes: readonly KeyOutcome[];
 	dryRun: boolean;
@@ -139,7 +128,7 @@ export interface RenderInput {
  * before them) are left out.
  */
 export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Outcome[], input: RenderInput): ItemResult[] {
-	const { transactions, keys, keyOutcomes, dryRun } = input;
+	const { transactions, contactOf, keys, keyOutcomes, dryRun } = input;
 	const keyOutcomeOf = new Map<number, KeyOutcome>();
 	for (const keyOutcome of keyOutcomes) for (const itemIndex of keyOutcome.itemIndexes) keyOutcomeOf.set(itemIndex, keyOutcome);
 	const contactIn = (itemIndex: number): IDataObject => {
