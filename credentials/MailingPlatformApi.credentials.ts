@@ -33,7 +33,7 @@ export function isAllowedBaseUrl(baseUrl: string): boolean {
 }
 
 /** The API's paths hang below its version, e.g. https://api.example.com/1.0; without it every call misses. */
-export function hasVersionPrefix(baseUrl: string): boolean {
+function hasVersionPrefix(baseUrl: string): boolean {
 	try {
 		return /\/\d+(\.\d+)*\/?$/.test(new URL(baseUrl).pathname);
 	} catch {

@@ -10,7 +10,7 @@ const SERVICE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
  * time the zone repeats (the autumn DST change) is always read as its second occurrence
  * (standard time), one the zone skips as moved forward by the gap: one text, one instant.
  */
-export function parseServiceTime(value: unknown, timeZone: string): DateTime | undefined {
+function parseServiceTime(value: unknown, timeZone: string): DateTime | undefined {
 	const match = typeof value === 'string' ? SERVICE_TIME.exec(value) : null;
 	if (match === null) return undefined;
 	const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
@@ -21,11 +21,11 @@ export function parseServiceTime(value: unknown, timeZone: string): DateTime | u
 
 /**
  * The zone's offset (minutes) for one wall-clock hour, or null where that hour is irregular (a
- * daylight-saving gap). Cached, because reading a zone is slow: with the cache a block record's
- * three times take 2.7 ms of CPU per 1,000 records, without it 128 ms.
+ * daylight-saving gap). Cached, because reading a zone is slow next to reading a time (figures
+ * in docs/benchmarks.md), and a report's times fall in few hours.
  */
 const hourOffsets = new Map<string, number | null>();
-/** A year of one zone's hours (8,784) fits; full, at about 120 bytes an entry, it holds 1.2 MB. */
+/** A year of one zone's hours (8,784) fits. */
 const HOUR_OFFSET_CACHE_LIMIT = 10_000;
 
 function hourOffset(hourKey: string, match: RegExpExecArray, timeZone: string): number | null {

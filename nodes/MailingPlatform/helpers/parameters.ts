@@ -53,8 +53,8 @@ function holdsExpression(value: unknown): boolean {
  * A parameter for every item of a node that reads all items at once: read once when it is a
  * fixed value, per item only when it holds an expression (anywhere inside, as in a resource
  * mapper's values), and taken from the item without evaluating anything when it is one of the
- * item field paths above, which tests hold to n8n's own result. n8n's engine takes about 80 µs
- * per evaluation, so 100,000 items then cost one read, or none, instead of 8 s.
+ * item field paths above, which tests hold to n8n's own result: n8n's engine is slow per
+ * evaluation (docs/benchmarks.md), so 100,000 items then cost one read, or none.
  */
 export function readerFor<T>(context: IExecuteFunctions, name: string, fallback: T): Reader<T> {
 	const raw = storedValue(context, name) ?? fallback;

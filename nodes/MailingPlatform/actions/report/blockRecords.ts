@@ -23,8 +23,8 @@ function hasKeysInOrder(object: IDataObject, keys: readonly string[]): boolean {
  * read as wall-clock time of `timeZone`, the platform account's zone.
  *
  * A block with exactly the spec's elements (nearly all) is built as object literals with a
- * fixed key order, so that every item shares one hidden class: a report of 100,000 blocks then
- * takes less than half the memory. Its JSON is the same as for any other block, whose
+ * fixed key order, so that every item shares one hidden class, which takes much less memory
+ * (docs/benchmarks.md). Its JSON is the same as for any other block, whose
  * elements, unknown ones included, are copied in the order they came.
  */
 export function toRawBlock(block: IDataObject, timeZone: string): IDataObject {

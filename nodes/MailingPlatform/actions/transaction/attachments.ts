@@ -4,7 +4,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { InputProblem, isPlainObject } from '../../helpers/values';
 import { thousands } from '../../helpers/numbers';
 
-export const MAX_ATTACHMENT_BYTES = 1_000_000;
+const MAX_ATTACHMENT_BYTES = 1_000_000;
 
 export interface Attachment {
 	filename: string;

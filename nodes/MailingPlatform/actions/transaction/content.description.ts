@@ -16,7 +16,7 @@ const CONTENT_EXAMPLE = JSON.stringify({
 	billing: { fullname: 'Anna Example', 'address.line1': 'Main Street 1' },
 });
 
-/** The transaction's content in Fields input mode: JSON as before, or fields mapped onto the generic order type. */
+/** The transaction's content in Fields input mode: the Content JSON, or fields mapped onto the generic order type. */
 export const contentProperties: INodeProperties[] = [
 	{
 		displayName: 'Content Mode',

@@ -44,7 +44,7 @@ export const GENERIC_ORDER_KEYS: ReadonlyMap<string, GenericOrderFormat> = new M
 );
 
 /** Prefixes under which known keys may be grouped (`billing`, `billing.address`, ...). */
-export const GENERIC_ORDER_GROUPS: ReadonlySet<string> = new Set(
+const GENERIC_ORDER_GROUPS: ReadonlySet<string> = new Set(
 	[...GENERIC_ORDER_KEYS.keys()].flatMap((key) => {
 		const parts = key.split('.');
 		return parts.slice(1).map((_, index) => parts.slice(0, index + 1).join('.'));

@@ -6,7 +6,10 @@ import { contentProperties } from './content.description';
 /** The spec's limit of one request body. */
 export const SPEC_MAX_REQUEST_BYTES = 9_000_000;
 export const DEFAULT_HISTORY_SIZE = 10_000;
-/** n8n's store reads and writes a node's whole history at once: a bound keeps that row small. */
+/**
+ * n8n's store reads and rewrites a node's whole history on every call, so every keyed execution
+ * pays for its size: the bound keeps a slip of the keyboard from making each one crawl.
+ */
 export const MAX_HISTORY_SIZE = 1_000_000;
 
 const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
