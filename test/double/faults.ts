@@ -16,6 +16,8 @@ export interface StatusFault {
 /** Close the socket without answering, after the whole body was read (outcome unknown). */
 export interface DropFault {
 	kind: 'drop';
+	/** Whether the service first did what was asked (queued the transactions), as when only its answer is lost. */
+	afterProcessing?: boolean;
 }
 export type Fault = (StatusFault | DropFault) & { remaining: number; match?: string };
 
@@ -60,7 +62,7 @@ export class FaultInjector {
 		this.faults.push({ kind: 'status', status, remaining: count, ...options });
 	}
 
-	dropNext(count: number, options: { match?: string } = {}): void {
+	dropNext(count: number, options: { match?: string; afterProcessing?: boolean } = {}): void {
 		this.faults.push({ kind: 'drop', remaining: count, ...options });
 	}
 

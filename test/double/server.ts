@@ -131,6 +131,7 @@ export class ServiceDouble {
 		const fault = this.faults.take(rawPath);
 		if (this.faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.delayMs));
 		if (fault?.kind === 'drop') {
+			if (fault.afterProcessing === true) await this.answer(req, url, rawPath, record, body);
 			record.status = -1;
 			req.socket.destroy();
 			return;

@@ -96,6 +96,8 @@ export interface NodeRunOptions {
 	parameters: INodeParameters;
 	items?: Array<IDataObject | SourceItem>;
 	onError?: INode['onError'];
+	/** Settings › Retry On Fail, Max. Tries and Wait Between Tries (ms; n8n takes 0 as 1,000). */
+	retry?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'>;
 	timezone?: string;
 	/**
 	 * Every run is an execution of the same saved workflow unless told otherwise, so runs share
@@ -142,6 +144,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 			parameters: options.parameters,
 			credentials: { mailingPlatformApi: { id: 'credential', name: 'Mailing Platform account' } },
 			...(options.onError ? { onError: options.onError } : {}),
+			...options.retry,
 		},
 	];
 	const connections = { 'Source Items': { main: [[{ node: NODE_NAME, type: 'main' as const, index: 0 }]] } };

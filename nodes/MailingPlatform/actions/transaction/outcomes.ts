@@ -91,13 +91,14 @@ function queuedBefore(outcomes: readonly Outcome[], itemIndex: number): { count:
 function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'failed' }, outcomes: readonly Outcome[], keyed: boolean): ServiceError {
 	const { error, itemIndexes } = outcome;
 	const queued = queuedBefore(outcomes, itemIndexes[0]);
-	const earlier = `${thousands(queued.count)} items of earlier requests were already queued (items ${thousands(queued.first)} to ${thousands(queued.last)})`;
+	const [were, them] = queued.count === 1 ? ['item of an earlier request was', 'it'] : ['items of earlier requests were', 'them'];
+	const earlier = `${thousands(queued.count)} ${were} already queued (items ${thousands(queued.first)} to ${thousands(queued.last)})`;
 	const retry =
 		queued.count === 0
 			? 'No item of an earlier request was queued.'
 			: keyed
-				? `${earlier}: a re-run skips them by their Deduplication Key.`
-				: `${earlier}: retrying this execution, or running the same input again, sends them again. Set a Deduplication Key to prevent that.`;
+				? `${earlier}: a re-run skips ${them} by the Deduplication Key.`
+				: `${earlier}: retrying this execution, or running the same input again, sends ${them} again. Set a Deduplication Key to prevent that.`;
 	return serviceError(
 		context,
 		{
