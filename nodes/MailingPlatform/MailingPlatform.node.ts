@@ -60,6 +60,7 @@ export class MailingPlatform implements INodeType {
 				description: 'Choose a resource and operation offered in the node.',
 			});
 		}
+		if (selected.onRetry !== undefined && this.getNode().retryOnFail === true) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });
 		const policy = { continueOnFail: this.continueOnFail(), errorOutput: this.getNode().onError === 'continueErrorOutput' };
 		const output = await selected.execute.call(this, policy);
 		forgetTriesAfter(this, output);

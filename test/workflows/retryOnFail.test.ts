@@ -86,6 +86,15 @@ describe('n8n’s Retry On Fail continues the node’s work instead of repeating
 		expect(result.main[1]).toEqual({ renamed: true, oldName: 'shoe size', newName: 'shoe size eu' });
 	});
 
+	it('says in the output panel what a retry repeats, only where Retry On Fail is on', async () => {
+		const hintsOf = (result: Awaited<ReturnType<typeof runNode>>) => result.run.data.resultData.runData['Mailing Platform'][0].hints?.map((hint) => hint.message);
+		const withRetry = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0)], retry });
+		const without = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(1)] });
+
+		expect(hintsOf(withRetry)).toEqual([expect.stringContaining('Retry On Fail sends again only the transactions the service did not take')]);
+		expect(hintsOf(without) ?? []).toEqual([]);
+	});
+
 	it('reads (Get Test Send-Out Result) may repeat: a re-run asks again', async () => {
 		const parameters = { resource: 'mailing', operation: 'getTestSendOutResult', mailingId: '={{ $json.id }}' };
 		await runNode({ credentials: credentials(), parameters, items: [{ id: 4242 }, { id: MAILINGS.regular }], onError: 'continueRegularOutput', retry });

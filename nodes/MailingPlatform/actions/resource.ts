@@ -6,6 +6,8 @@ import type { FailurePolicy } from '../helpers/itemResults';
 export interface Operation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]>;
+	/** What n8n's Retry On Fail repeats of this operation and what it does not, shown when that setting is on. */
+	onRetry?: string;
 }
 
 /** How the Operation list shows one operation. */

@@ -1,4 +1,7 @@
 import { defineResource } from '../resource';
+
+const CHECK_ON_RETRY =
+	'Retry On Fail repeats only the check starts the service did not take (it stayed unavailable, or was never reached); a start it answered is not sent again, and its result stays.';
 import * as getTestSendOutResult from './getTestSendOutResult.operation';
 import * as schedule from './schedule.operation';
 import * as startBounceCheck from './startBounceCheck.operation';
@@ -7,6 +10,7 @@ import * as startMessageSizeCheck from './startMessageSizeCheck.operation';
 export const mailing = defineResource({ name: 'Mailing', value: 'mailing' }, 'startMessageSizeCheck', {
 	startMessageSizeCheck: {
 		...startMessageSizeCheck,
+		onRetry: CHECK_ON_RETRY,
 		label: {
 			name: 'Start Message Size Check',
 			description: 'Start the message size check of a mailing (takes about a minute)',
@@ -15,6 +19,7 @@ export const mailing = defineResource({ name: 'Mailing', value: 'mailing' }, 'st
 	},
 	startBounceCheck: {
 		...startBounceCheck,
+		onRetry: CHECK_ON_RETRY,
 		label: { name: 'Start Bounce Check', description: 'Start the bounce check of a mailing (takes about a minute)', action: 'Start the bounce check of a mailing' },
 	},
 	getTestSendOutResult: {
