@@ -182,5 +182,7 @@ export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Ou
 			}
 		});
 	}
-	return results.filter((result): result is ItemResult => result !== undefined);
+	// Every item has an outcome unless the node stopped before some: then those are left out.
+	const decided = outcomes.reduce((count, outcome) => count + outcome.itemIndexes.length, 0);
+	return decided === results.length ? (results as ItemResult[]) : results.filter((result): result is ItemResult => result !== undefined);
 }
