@@ -124,5 +124,3 @@ export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 	};
 }
-
-export type KeyStore = ReturnType<typeof keyStore>;

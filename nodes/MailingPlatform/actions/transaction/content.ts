@@ -155,7 +155,7 @@ export function checkedGenericOrderContent(content: Record<string, unknown>, con
 }
 
 /** A key's value in content or an item, given flat (`order.total`) or grouped at any dot. */
-export function valueAt(source: Record<string, unknown>, key: string): unknown {
+function valueAt(source: Record<string, unknown>, key: string): unknown {
 	if (key in source) return source[key];
 	const parts = key.split('.');
 	for (let split = 1; split < parts.length; split++) {

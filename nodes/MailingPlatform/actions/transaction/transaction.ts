@@ -34,7 +34,7 @@ export const JSON_LABELS: FieldLabels = {
 const IDENTIFICATION = ['id', 'email', 'external_id'] as const;
 
 /** The contact form, or with a permission the import form, which creates a missing contact. */
-export function assemble(parts: { type: { type?: number; typeName?: string }; contact: Transaction; permission?: number; content: Transaction }): Transaction {
+function assemble(parts: { type: { type?: number; typeName?: string }; contact: Transaction; permission?: number; content: Transaction }): Transaction {
 	const { type, contact, permission, content } = parts;
 	// The spec's sample of the import form carries the content inside import, next to import.contact.
 	if (permission !== undefined) return { ...type, import: { contact: { ...contact, permission }, content } };
@@ -56,12 +56,12 @@ export function contactOf(transaction: Transaction): IDataObject {
 }
 
 /** The content, at the top or inside import. */
-export function contentOf(transaction: Transaction): unknown {
+function contentOf(transaction: Transaction): unknown {
 	return transaction.content ?? (isPlainObject(transaction.import) ? transaction.import.content : undefined);
 }
 
 /** The transaction with its content replaced where it sits. */
-export function withContent(transaction: Transaction, content: Transaction): Transaction {
+function withContent(transaction: Transaction, content: Transaction): Transaction {
 	if (transaction.content === undefined && isPlainObject(transaction.import)) return { ...transaction, import: { ...transaction.import, content } };
 	return { ...transaction, content };
 }
