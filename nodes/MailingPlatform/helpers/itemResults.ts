@@ -116,7 +116,7 @@ async function eachItem(
 				if (reachedService(error)) reached.set(itemIndex, itemResults);
 			}
 		}
-		results.push(...itemResults);
+		for (const result of itemResults) results.push(result);
 		if (!policy.continueOnFail && itemResults.some((result) => 'error' in result)) break;
 	}
 	if (once) keepForRetry(context, reached);

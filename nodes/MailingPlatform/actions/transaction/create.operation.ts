@@ -69,10 +69,12 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 	}
 	const { transactions, refused, deduplication } = await buildTransactions(this, settings);
 	const outcomes: Outcome[] = [...refused, ...(recallTries<Outcome[]>(this) ?? [])];
+	// One at a time: a step may decide 100,000 items one by one, too many for push's arguments.
+	const decide = (decided: readonly Outcome[]) => decided.forEach((outcome) => outcomes.push(outcome));
 	let order = undecided(transactions, outcomes);
 	if (deduplication !== undefined) {
 		const repeated = skipRepeatedKeys(deduplication.keys, order);
-		outcomes.push(...repeated.skipped);
+		decide(repeated.skipped);
 		order = repeated.order;
 	}
 	const limits = { maxRequestBytes: settings.maxRequestBytes, stopAtFailure: !policy.continueOnFail };
@@ -82,16 +84,16 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 	let keyOutcomes: KeyOutcome[] = [];
 	const post = transactionPoster(this, settings.ignoreInvalid);
 	if (settings.dryRun) {
-		outcomes.push(...packForDryRun(transactions, order, limits));
+		decide(packForDryRun(transactions, order, limits));
 	} else if (deduplication === undefined) {
-		outcomes.push(...(await sendTransactions(post, transactions, order, limits)));
+		decide(await sendTransactions(post, transactions, order, limits));
 	} else {
 		const claim = await claimKeys(this, deduplication, order);
-		outcomes.push(...claim.decided);
+		decide(claim.decided);
 		let sent: Outcome[] | undefined;
 		try {
 			sent = await sendTransactions(post, transactions, claim.order, limits);
-			outcomes.push(...sent);
+			decide(sent);
 		} finally {
 			keyOutcomes = await settleKeys(this, deduplication, claim, sent);
 		}
