@@ -51,6 +51,9 @@ export interface CredentialValues {
 
 const credentialType = new MailingPlatformApi();
 
+/** How often n8n decrypted a credential for the nodes, as its credentials helper would. */
+export const credentialDecryptions = { count: 0 };
+
 /** Resolves the credential and applies its real `authenticate`, as n8n's own helper does. */
 export function additionalDataFor(credentials: CredentialValues, workflowData: IWorkflowBase): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = {
@@ -58,7 +61,10 @@ export function additionalDataFor(credentials: CredentialValues, workflowData: I
 		authenticate: async (decrypted: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
 			await credentialType.authenticate(decrypted, options),
 		preAuthentication: async () => undefined,
-		getDecrypted: async () => ({ ...credentials }) as ICredentialDataDecryptedObject,
+		getDecrypted: async () => {
+			credentialDecryptions.count++;
+			return { ...credentials } as ICredentialDataDecryptedObject;
+		},
 		getCredentials: async () => {
 			throw new Error('not used by these nodes');
 		},

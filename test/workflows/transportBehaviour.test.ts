@@ -1,6 +1,6 @@
 import { useServiceDouble } from '../harness/double';
 import { jsonMode } from '../harness/transactions';
-import { runNode } from '../harness/workflow';
+import { credentialDecryptions, runNode } from '../harness/workflow';
 
 /** Retry and failure behaviour every operation inherits from the transport, seen through rename. */
 describe('transport behaviour in a workflow', () => {
@@ -95,5 +95,20 @@ describe('transport behaviour in a workflow', () => {
 		expect(result.error?.message).toBe("Injected 500; the request's outcome is unknown");
 		expect(result.error?.description).toContain('Attempts made: 1.');
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
+	});
+
+	it('decrypts the credential once per execution, however many requests and readers need it', async () => {
+		const getBlocks = { resource: 'report', operation: 'getBlocks', returnAll: true };
+		double().reports.generateBlocks(2_500);
+		credentialDecryptions.count = 0;
+		await runNode({ credentials: credentials({ platformTimeZone: 'Europe/Berlin' }), parameters: getBlocks });
+		const pages = double().requestsTo('reports/blocks').length;
+		const createRequests = { ...jsonMode, options: { maxRequestBytes: 1024 } };
+		const orders = [0, 1, 2].map((index) => ({ type: 1, contact: { email: 'anna@example.com' }, content: { 'order.id': `A-${index}`, padding: 'x'.repeat(600) } }));
+		await runNode({ credentials: credentials(), parameters: createRequests, items: orders });
+
+		expect(pages).toBe(3);
+		expect(double().requestsTo('transactions')).toHaveLength(3);
+		expect(credentialDecryptions.count).toBe(2);
 	});
 });

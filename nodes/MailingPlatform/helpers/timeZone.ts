@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, isTimeZone } from '../../../credentials/MailingPlatformApi.credentials';
+import { isTimeZone } from '../../../credentials/MailingPlatformApi.credentials';
+import { credentialOf } from '../transport';
 import { InputProblem } from './values';
 
 /**
@@ -8,8 +9,8 @@ import { InputProblem } from './values';
  * time: the credential's Platform Time Zone, or the workflow's zone when that is empty.
  */
 export async function platformTimeZone(this: IExecuteFunctions | IPollFunctions): Promise<string> {
-	const credentials = await this.getCredentials<{ platformTimeZone?: string }>(CREDENTIAL_TYPE);
-	const configured = String(credentials.platformTimeZone ?? '').trim();
+	const { data } = await credentialOf(this);
+	const configured = String(data?.platformTimeZone ?? '').trim();
 	if (configured === '') return this.getTimezone();
 	if (!isTimeZone(configured)) {
 		throw new InputProblem(

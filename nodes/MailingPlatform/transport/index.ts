@@ -85,10 +85,10 @@ function networkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-/** The credential of each node run, decrypted once for all its requests. */
+/** The credential of each node run (or poll), decrypted once for all its requests and readers. */
 const credentials = new WeakMap<ServiceContext, Promise<ICredentialsDecrypted>>();
 
-function credentialOf(context: ServiceContext): Promise<ICredentialsDecrypted> {
+export function credentialOf(context: ServiceContext): Promise<ICredentialsDecrypted> {
 	let credential = credentials.get(context);
 	if (credential === undefined) {
 		credential = context.getCredentials(CREDENTIAL_TYPE).then((data) => ({ id: '', name: CREDENTIAL_TYPE, type: CREDENTIAL_TYPE, data }));
