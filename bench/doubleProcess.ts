@@ -17,6 +17,8 @@ export interface DoubleStats {
 	cpuMs: number;
 	/** Order IDs of the queued transactions (transactions double only). */
 	queuedOrderIds?: string[];
+	/** SHA-256 of each request body to POST transactions, in arrival order (transactions double only). */
+	bodyDigests?: string[];
 }
 
 export function requestStats(requests: RecordedRequest[]): DoubleStats['requests'] {

@@ -3,6 +3,7 @@ import './env';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 
+import { ensureN8nInstalled } from '../scripts/n8n';
 import type { Measurements } from './scenario';
 import type { RunMeasurements, Table } from './tables';
 import { tables } from './tables';
@@ -12,6 +13,7 @@ const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
 	{ name: 'transactions', scenario: 'transactions', settings: [] },
 	{ name: 'transactionsPerItem', scenario: 'transactionsPerItem', settings: [] },
 	{ name: 'deduplication', scenario: 'deduplication', settings: [] },
+	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
 	{ name: 'reports', scenario: 'reports', settings: [] },
 	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--concurrency', '4'] },
 	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--concurrency', '1'] },
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
 	const runsFlag = process.argv.indexOf('--runs');
 	const count = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
 	if (!Number.isInteger(count) || count < 1) throw new Error('--runs takes a whole number from 1');
+	// The common flow runs n8n's own HTTP Request node from the n8n the end-to-end tests install.
+	await ensureN8nInstalled((line) => console.error(line));
 	const runs: RunMeasurements[] = [];
 	for (let run = 1; run <= count; run++) {
 		const measurements: RunMeasurements = {};

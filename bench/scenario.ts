@@ -12,6 +12,7 @@ const scenarios: Record<string, () => Promise<(settings: Settings) => Promise<Me
 	reports: async () => (await import('./reports')).reports,
 	pagedRead: async () => (await import('./reports')).pagedRead,
 	deduplication: async () => (await import('./deduplication')).deduplication,
+	commonFlow: async () => (await import('./commonFlow')).commonFlow,
 };
 
 function readSettings(args: string[]): Settings {

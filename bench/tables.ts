@@ -1,4 +1,6 @@
+import { commonFlowTable } from './commonFlowTable';
 import { BATCH_ORDERS, HISTORY, SINGLE_EXECUTIONS } from './deduplication';
+import { count, fixed, megabytes, ms, seconds, tenthsMs } from './format';
 import { BLOCKS, LATENCY_MS, PAGE_SIZE } from './reports';
 import type { Measurements } from './scenario';
 import { LIMIT, ORDERS, PER_ITEM_ORDERS } from './transactions';
@@ -18,12 +20,6 @@ export interface Table {
 	rows: Row[];
 }
 
-const count = (value: number) => Math.round(value).toLocaleString('en-US');
-const fixed = (digits: number) => (value: number) => value.toFixed(digits);
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-const tenthsMs = (value: number) => `${value.toFixed(1)} ms`;
-const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
-const megabytes = (value: number) => `${(value / 1_000_000).toFixed(1)} MB`;
 
 /** One workload of the deduplication scenario, with the key against without, per execution. */
 function keyRows(workload: string, executions: string, name: 'single' | 'batch', format: (value: number) => string): Row[] {
@@ -92,6 +88,7 @@ export function tables(first: RunMeasurements): Table[] {
 				...keyRows(`${count(BATCH_ORDERS)} orders in one execution`, `${first.deduplication.batchWithExecutions} executions each`, 'batch', ms),
 			],
 		},
+		commonFlowTable(first.commonFlow),
 		{
 			title: `Report › Get Blocks: Return All over ${BLOCKS / PAGE_SIZE} pages of ${count(PAGE_SIZE)} blocks (${megabytes(blocks.xmlBytes)} of XML), ${LATENCY_MS} ms latency per page`,
 			rows: [

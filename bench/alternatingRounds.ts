@@ -1,0 +1,91 @@
+/**
+ * Several flows measured against each other in one process: rounds of executions, the flows'
+ * order reversed every round (A B C, C B A, ...) so that drift over the run (JIT, heap growth,
+ * the machine's load) falls on all of them alike. Per round it takes the CPU time of all the
+ * process's threads (`process.cpuUsage()`: the main thread, V8's GC helpers, libuv's pool) and
+ * the wall time; V8's `gc` performance entries are given to the round in which they started.
+ */
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+import { processCpuMs } from './measure';
+
+export interface FlowTotals {
+	executions: number;
+	cpuMs: number;
+	wallMs: number;
+	/** Summed duration of the GC performance entries (pauses of the main thread). */
+	gcMs: number;
+	gcCount: number;
+	/** Full (mark-sweep-compact) collections. */
+	majorGcCount: number;
+}
+
+interface GcEntry {
+	startTime: number;
+	duration: number;
+	kind: number;
+}
+
+interface Window {
+	flow: string;
+	start: number;
+	end: number;
+}
+
+export interface RoundPlan {
+	/** Executions of each flow before measuring, alternating as the measured rounds do. */
+	warmUp: number;
+	/** Measured executions of each flow. */
+	executions: number;
+	perRound: number;
+}
+
+/**
+ * Runs `execute(flow)` for every flow in alternating rounds and returns each flow's totals over
+ * the measured rounds. `execute` must check its own result.
+ */
+export async function measureAlternating(flows: string[], plan: RoundPlan, execute: (flow: string) => Promise<void>): Promise<Record<string, FlowTotals>> {
+	const runRounds = async (executions: number, measure: (flow: string, round: () => Promise<void>) => Promise<void>) => {
+		for (let index = 0; index < Math.ceil(executions / plan.perRound); index++) {
+			const order = index % 2 === 0 ? flows : [...flows].reverse();
+			const count = Math.min(plan.perRound, executions - index * plan.perRound);
+			for (const flow of order) {
+				await measure(flow, async () => {
+					for (let run = 0; run < count; run++) await execute(flow);
+				});
+			}
+		}
+	};
+	await runRounds(plan.warmUp, async (_, round) => await round());
+
+	const entries: GcEntry[] = [];
+	const observer = new PerformanceObserver((list) => {
+		for (const entry of list.getEntries()) entries.push({ startTime: entry.startTime, duration: entry.duration, kind: (entry as unknown as { detail: { kind: number } }).detail.kind });
+	});
+	observer.observe({ entryTypes: ['gc'] });
+	const totals = Object.fromEntries(flows.map((flow) => [flow, { executions: 0, cpuMs: 0, wallMs: 0, gcMs: 0, gcCount: 0, majorGcCount: 0 }])) as Record<string, FlowTotals>;
+	const windows: Window[] = [];
+	await runRounds(plan.executions, async (flow, round) => {
+		const cpuBefore = processCpuMs();
+		const start = performance.now();
+		await round();
+		const end = performance.now();
+		totals[flow].cpuMs += processCpuMs() - cpuBefore;
+		totals[flow].wallMs += end - start;
+		windows.push({ flow, start, end });
+	});
+	for (const flow of flows) totals[flow].executions = plan.executions;
+	// Entries are delivered a turn or two after their collection.
+	for (let turn = 0; turn < 10; turn++) await nextTurn();
+	observer.disconnect();
+	for (const entry of entries) {
+		const window = windows.find(({ start, end }) => entry.startTime >= start && entry.startTime < end);
+		if (window === undefined) continue;
+		const flowTotals = totals[window.flow];
+		flowTotals.gcMs += entry.duration;
+		flowTotals.gcCount++;
+		if (entry.kind === constants.NODE_PERFORMANCE_GC_MAJOR) flowTotals.majorGcCount++;
+	}
+	return totals;
+}
