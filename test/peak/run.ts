@@ -110,7 +110,7 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: Sc
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
 		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow), ...commonFlowRuns]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
-		log(`Importing ${runs.length + 1} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
+		log(`Importing ${runs.length + 1 + commonFlowRuns.length} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
 		const server = startN8nServer(env);
 		started.push(server);
