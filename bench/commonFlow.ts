@@ -84,7 +84,8 @@ export async function commonFlow(settings: Settings): Promise<Measurements> {
 	processedData.seed(Array.from({ length: history }, (_, index) => `earlier-${index}`));
 
 	const double = await DoubleProcess.start('transactionsDouble', [`${ORDER_TYPE.id}=${ORDER_TYPE.name}`, 'digests']);
-	const service = double.credentials;
+	// As the sandbox credential that test:peak uses: with the account's Platform Time Zone.
+	const service: CredentialValues = { ...double.credentials, platformTimeZone: 'Europe/Berlin' };
 	try {
 		// The same order through Create and the HTTP Request node must make the same request.
 		const [probe] = shopOrders('PROBE', 1);
