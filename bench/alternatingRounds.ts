@@ -41,41 +41,37 @@ export interface RoundPlan {
 	perRound: number;
 }
 
+/** The rounds of `executions` per flow, `perRound` at a time, the flows' order reversed every round. */
+function* rounds(flows: string[], executions: number, perRound: number): Generator<{ flow: string; count: number }> {
+	for (let done = 0, index = 0; done < executions; done += perRound, index++) {
+		const count = Math.min(perRound, executions - done);
+		for (const flow of index % 2 === 0 ? flows : [...flows].reverse()) yield { flow, count };
+	}
+}
+
 /**
  * Runs `execute(flow)` for every flow in alternating rounds and returns each flow's totals over
  * the measured rounds. `execute` must check its own result.
  */
 export async function measureAlternating(flows: string[], plan: RoundPlan, execute: (flow: string) => Promise<void>): Promise<Record<string, FlowTotals>> {
-	const runRounds = async (executions: number, measure: (flow: string, round: () => Promise<void>) => Promise<void>) => {
-		for (let index = 0; index < Math.ceil(executions / plan.perRound); index++) {
-			const order = index % 2 === 0 ? flows : [...flows].reverse();
-			const count = Math.min(plan.perRound, executions - index * plan.perRound);
-			for (const flow of order) {
-				await measure(flow, async () => {
-					for (let run = 0; run < count; run++) await execute(flow);
-				});
-			}
-		}
-	};
-	await runRounds(plan.warmUp, async (_, round) => await round());
+	for (const { flow, count } of rounds(flows, plan.warmUp, plan.perRound)) for (let run = 0; run < count; run++) await execute(flow);
 
 	const entries: GcEntry[] = [];
 	const observer = new PerformanceObserver((list) => {
 		for (const entry of list.getEntries()) entries.push({ startTime: entry.startTime, duration: entry.duration, kind: (entry as unknown as { detail: { kind: number } }).detail.kind });
 	});
 	observer.observe({ entryTypes: ['gc'] });
-	const totals = Object.fromEntries(flows.map((flow) => [flow, { executions: 0, cpuMs: 0, wallMs: 0, gcMs: 0, gcCount: 0, majorGcCount: 0 }])) as Record<string, FlowTotals>;
+	const totals = Object.fromEntries(flows.map((flow) => [flow, { executions: plan.executions, cpuMs: 0, wallMs: 0, gcMs: 0, gcCount: 0, majorGcCount: 0 }])) as Record<string, FlowTotals>;
 	const windows: Window[] = [];
-	await runRounds(plan.executions, async (flow, round) => {
+	for (const { flow, count } of rounds(flows, plan.executions, plan.perRound)) {
 		const cpuBefore = processCpuMs();
 		const start = performance.now();
-		await round();
+		for (let run = 0; run < count; run++) await execute(flow);
 		const end = performance.now();
 		totals[flow].cpuMs += processCpuMs() - cpuBefore;
 		totals[flow].wallMs += end - start;
 		windows.push({ flow, start, end });
-	});
-	for (const flow of flows) totals[flow].executions = plan.executions;
+	}
 	// Entries are delivered a turn or two after their collection.
 	for (let turn = 0; turn < 10; turn++) await nextTurn();
 	observer.disconnect();
