@@ -11,10 +11,14 @@ export interface DoubleStats {
 	requests: Array<{ path: string; bodyBytes: number; status: number }>;
 	/** Bytes of the answers' bodies to those requests (reports double only). */
 	answerBytes?: number;
+	/** The most pages waiting for their answer at one moment (reports double only). */
+	mostInFlight?: number;
 	/** CPU time of the double's whole process. */
 	cpuMs: number;
 	/** Order IDs of the queued transactions (transactions double only). */
 	queuedOrderIds?: string[];
+	/** SHA-256 of each request body to POST transactions, in arrival order (transactions double only). */
+	bodyDigests?: string[];
 }
 
 export function requestStats(requests: RecordedRequest[]): DoubleStats['requests'] {

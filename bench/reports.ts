@@ -12,13 +12,11 @@ import type { CredentialValues, NodeRunResult } from '../test/harness/workflow';
 import { NODE_TYPE, registerNodeType, runNode } from '../test/harness/workflow';
 import { DoubleProcess } from './doubleProcess';
 import { collectGarbage, idleMs, mainThreadCpuMs, measureCall, measuredNode } from './measure';
-import type { Measurements } from './scenario';
+import type { Measurements, Settings } from './scenario';
 
 export const BLOCKS = 100_000;
 export const PAGE_SIZE = 1000;
 export const LATENCY_MS = 20;
-/** Pages the node reads at a time once the first told how many (its own default in paging.ts). */
-export const CONCURRENT_PAGES = 4;
 const TIME_ZONE = 'Europe/Berlin';
 
 async function startDouble(): Promise<DoubleProcess> {
@@ -87,7 +85,7 @@ export async function reports(): Promise<Measurements> {
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
 		return {
-			concurrency: CONCURRENT_PAGES,
+			mostInFlight: stats.mostInFlight ?? 0,
 			items,
 			requests: stats.requests.length,
 			xmlBytes,
@@ -109,7 +107,7 @@ export async function reports(): Promise<Measurements> {
  * parsing and shaping of each page, pages read over HTTP outside n8n. Paging concurrency is an
  * argument of `fetchAllPages`, not a node setting, so this is where it can be compared.
  */
-async function pagedRead(concurrency: number): Promise<Measurements> {
+export async function pagedRead({ concurrency }: Settings): Promise<Measurements> {
 	const double = await startDouble();
 	const agent = new Agent({ keepAlive: true });
 	const pages: PageFetcher<IDataObject> = async (pageIndex, pageSize) => {
@@ -124,6 +122,7 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 		collectGarbage();
 		const { result, measurement } = await measureCall(async () => await fetchAllPages(pages, { concurrency }));
 		return {
+			concurrency,
 			items: result.length,
 			requests: (await double.stats()).requests.length,
 			wallMs: measurement.wallMs,
@@ -135,12 +134,4 @@ async function pagedRead(concurrency: number): Promise<Measurements> {
 		agent.destroy();
 		double.stop();
 	}
-}
-
-export async function pagedReadConcurrent(): Promise<Measurements> {
-	return await pagedRead(CONCURRENT_PAGES);
-}
-
-export async function pagedReadSequential(): Promise<Measurements> {
-	return await pagedRead(1);
 }

@@ -17,8 +17,18 @@ async function main(): Promise<void> {
 	preRenderPages(double);
 
 	let answerBytes = 0;
+	// A page is in flight from its arrival (where faults are taken, before the latency) to its answer.
+	let inFlight = 0;
+	let mostInFlight = 0;
+	const isPage = (path: string) => path.startsWith('reports/blocks');
+	const take = double.faults.take.bind(double.faults);
+	double.faults.take = (path) => {
+		if (isPage(path)) mostInFlight = Math.max(mostInFlight, ++inFlight);
+		return take(path);
+	};
 	const send = double.reports.handle.bind(double.reports);
 	double.reports.handle = (request) => {
+		if (isPage(request.segments.join('/'))) inFlight--;
 		const response = send(request);
 		answerBytes += Buffer.byteLength(response?.body ?? '', 'utf8');
 		return response;
@@ -27,8 +37,9 @@ async function main(): Promise<void> {
 		reset: () => {
 			double.requests.length = 0;
 			answerBytes = 0;
+			mostInFlight = 0;
 		},
-		stats: () => ({ requests: requestStats(double.requestsTo('reports/blocks')), answerBytes }),
+		stats: () => ({ requests: requestStats(double.requestsTo('reports/blocks')), answerBytes, mostInFlight }),
 	});
 }
 

@@ -3,19 +3,29 @@ import './env';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 
+import { ensureN8nInstalled } from '../scripts/n8n';
 import type { Measurements } from './scenario';
 import type { RunMeasurements, Table } from './tables';
 import { tables } from './tables';
 
-const SCENARIOS = ['transactions', 'transactionsPerItem', 'deduplication', 'reports', 'pagedReadConcurrent', 'pagedReadSequential'];
+/** Each run's name, the scenario it runs and that scenario's settings. */
+const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
+	{ name: 'transactions', scenario: 'transactions', settings: [] },
+	{ name: 'transactionsPerItem', scenario: 'transactionsPerItem', settings: [] },
+	{ name: 'deduplication', scenario: 'deduplication', settings: [] },
+	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
+	{ name: 'reports', scenario: 'reports', settings: [] },
+	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--concurrency', '4'] },
+	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--concurrency', '1'] },
+];
 
 /** One scenario in a fresh process that runs only it, so no figure inherits another's heap or code. */
-async function runScenario(name: string): Promise<Measurements> {
-	const child = fork(join(__dirname, 'scenario.js'), [name], { execArgv: ['--expose-gc'], stdio: 'inherit' });
+async function runScenario(scenario: string, settings: string[]): Promise<Measurements> {
+	const child = fork(join(__dirname, 'scenario.js'), [scenario, ...settings], { execArgv: ['--expose-gc'], stdio: 'inherit' });
 	let measurements: Measurements | undefined;
 	child.on('message', (message) => (measurements = message as Measurements));
 	const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-	if (code !== 0 || measurements === undefined) throw new Error(`the scenario ${name} failed (exit code ${code})`);
+	if (code !== 0 || measurements === undefined) throw new Error(`the scenario ${scenario} failed (exit code ${code})`);
 	return measurements;
 }
 
@@ -42,12 +52,14 @@ async function main(): Promise<void> {
 	const runsFlag = process.argv.indexOf('--runs');
 	const count = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
 	if (!Number.isInteger(count) || count < 1) throw new Error('--runs takes a whole number from 1');
+	// The common flow runs n8n's own HTTP Request node from the n8n the end-to-end tests install.
+	await ensureN8nInstalled((line) => console.error(line));
 	const runs: RunMeasurements[] = [];
 	for (let run = 1; run <= count; run++) {
 		const measurements: RunMeasurements = {};
-		for (const name of SCENARIOS) {
+		for (const { name, scenario, settings } of RUNS) {
 			console.error(`run ${run} of ${count}: ${name}`);
-			measurements[name] = await runScenario(name);
+			measurements[name] = await runScenario(scenario, settings);
 		}
 		runs.push(measurements);
 	}

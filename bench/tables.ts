@@ -1,4 +1,6 @@
+import { commonFlowTable } from './commonFlowTable';
 import { BATCH_ORDERS, HISTORY, SINGLE_EXECUTIONS } from './deduplication';
+import { count, fixed, megabytes, ms, seconds, tenthsMs } from './format';
 import { BLOCKS, LATENCY_MS, PAGE_SIZE } from './reports';
 import type { Measurements } from './scenario';
 import { LIMIT, ORDERS, PER_ITEM_ORDERS } from './transactions';
@@ -18,12 +20,6 @@ export interface Table {
 	rows: Row[];
 }
 
-const count = (value: number) => Math.round(value).toLocaleString('en-US');
-const fixed = (digits: number) => (value: number) => value.toFixed(digits);
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-const tenthsMs = (value: number) => `${value.toFixed(1)} ms`;
-const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
-const megabytes = (value: number) => `${(value / 1_000_000).toFixed(1)} MB`;
 
 /** One workload of the deduplication scenario, with the key against without, per execution. */
 function keyRows(workload: string, executions: string, name: 'single' | 'batch', format: (value: number) => string): Row[] {
@@ -44,6 +40,7 @@ export function tables(first: RunMeasurements): Table[] {
 	const orders = first.transactions;
 	const minimum = Math.ceil(orders.serializedBytes / LIMIT);
 	const blocks = first.reports;
+	const concurrency = first.pagedReadConcurrent.concurrency;
 	return [
 		{
 			title: `Transaction › Create: ${count(ORDERS)} orders of about ${count(orders.serializedBytes / ORDERS)} bytes (${megabytes(orders.serializedBytes)} as one JSON array)`,
@@ -91,6 +88,7 @@ export function tables(first: RunMeasurements): Table[] {
 				...keyRows(`${count(BATCH_ORDERS)} orders in one execution`, `${first.deduplication.batchWithExecutions} executions each`, 'batch', ms),
 			],
 		},
+		commonFlowTable(first.commonFlow),
 		{
 			title: `Report › Get Blocks: Return All over ${BLOCKS / PAGE_SIZE} pages of ${count(PAGE_SIZE)} blocks (${megabytes(blocks.xmlBytes)} of XML), ${LATENCY_MS} ms latency per page`,
 			rows: [
@@ -105,25 +103,25 @@ export function tables(first: RunMeasurements): Table[] {
 				{ measure: 'heap held by the output items (freed when they are released)', value: (run) => run.reports.outputHeapBytes, format: megabytes },
 				{ measure: 'heap held by the output items / XML received', value: (run) => run.reports.outputHeapBytes / run.reports.xmlBytes, format: fixed(2), goal: '≤ 2' },
 				{ measure: 'heap growth over the run, output still held', value: (run) => run.reports.executionHeapBytes, format: megabytes },
-				{ measure: `wall time of execute() (${blocks.concurrency} pages at a time)`, value: (run) => run.reports.executeWallMs, format: seconds },
+				{ measure: `wall time of execute() (at most ${blocks.mostInFlight} pages in flight at once, seen by the double)`, value: (run) => run.reports.executeWallMs, format: seconds },
 				{ measure: 'main thread idle in execute() (wall − CPU − waiting for a CPU)', value: (run) => run.reports.executeIdleMs, format: seconds },
 				{ measure: 'CPU of the double (its own process) per page served', value: (run) => run.reports.doubleCpuMs / run.reports.requests, format: tenthsMs },
 			],
 		},
 		{
-			title: `Report paging alone (fetchAllPages, parse, shape; outside n8n): the same ${BLOCKS / PAGE_SIZE} pages, ${blocks.concurrency} at a time against one at a time`,
+			title: `Report paging alone (fetchAllPages, parse, shape; outside n8n): the same ${BLOCKS / PAGE_SIZE} pages, ${concurrency} at a time against one at a time`,
 			rows: [
 				{ measure: 'records read, both', value: (run) => Math.min(run.pagedReadConcurrent.items, run.pagedReadSequential.items), format: count, goal: count(BLOCKS) },
-				{ measure: `wall time, ${blocks.concurrency} pages at a time`, value: (run) => run.pagedReadConcurrent.wallMs, format: seconds },
+				{ measure: `wall time, ${concurrency} pages at a time`, value: (run) => run.pagedReadConcurrent.wallMs, format: seconds },
 				{ measure: 'wall time, one page at a time', value: (run) => run.pagedReadSequential.wallMs, format: seconds },
-				{ measure: `wall time, one at a time / ${blocks.concurrency} at a time`, value: (run) => run.pagedReadSequential.wallMs / run.pagedReadConcurrent.wallMs, format: fixed(2) },
+				{ measure: `wall time, one at a time / ${concurrency} at a time`, value: (run) => run.pagedReadSequential.wallMs / run.pagedReadConcurrent.wallMs, format: fixed(2) },
 				{
-					measure: `wall less main-thread waiting for a CPU, one at a time / ${blocks.concurrency} at a time`,
+					measure: `wall less main-thread waiting for a CPU, one at a time / ${concurrency} at a time`,
 					value: (run) =>
 						(run.pagedReadSequential.wallMs - run.pagedReadSequential.waitingForCpuMs) / (run.pagedReadConcurrent.wallMs - run.pagedReadConcurrent.waitingForCpuMs),
 					format: fixed(2),
 				},
-				{ measure: `main thread idle (waiting for pages), ${blocks.concurrency} at a time`, value: (run) => run.pagedReadConcurrent.idleMs, format: seconds },
+				{ measure: `main thread idle (waiting for pages), ${concurrency} at a time`, value: (run) => run.pagedReadConcurrent.idleMs, format: seconds },
 				{ measure: 'main thread idle (waiting for pages), one at a time', value: (run) => run.pagedReadSequential.idleMs, format: seconds },
 			],
 		},

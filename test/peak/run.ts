@@ -4,7 +4,10 @@
  * against the service double. Scenarios (a) to (d) of issue 24 each run on a fresh keyed
  * workflow, then (or first, alternating) on the same workflow without the key, which doubles
  * by design and serves as the check of the counting and the latency baseline. Fails when a
- * keyed run sent an order twice, lost one, or had an execution fail.
+ * keyed run sent an order twice, lost one, or had an execution fail. First, after the warm-up, it
+ * measures the common flow (commonFlow.ts): the CPU one order per webhook call costs n8n through
+ * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
+ * more than 1.25 times as much.
  *
  * Usage: node .build-test/test/peak/run.js [a b c d] [--keep]   (letters pick scenarios; --keep leaves the n8n folder)
  */
@@ -29,6 +32,8 @@ import {
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
+import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from './commonFlow';
+import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce } from './delivery';
 import { plainAsExpected, type ScenarioFigures, sentEachOnce } from './judge';
 import { publishWorkflows } from './publish';
@@ -65,7 +70,13 @@ function selectScenarios(args: string[]): Scenario[] {
 
 const started: BackgroundProcess[] = [];
 
-async function main(scenarios: Scenario[], keep: boolean): Promise<ScenarioFigures[]> {
+/** `n8n start` leads its own process group (see scripts/processes.ts). */
+function groupOf(server: BackgroundProcess): number {
+	if (server.child.pid === undefined) throw new Error('n8n start has no process id');
+	return server.child.pid;
+}
+
+async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: ScenarioFigures[]; commonFlow: CommonFlowFigures }> {
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
 	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
@@ -85,6 +96,7 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<ScenarioFigur
 		const port = await freePort();
 		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
 		const credential = sandboxCredential(double);
+		const commonFlowRuns = commonFlowWorkflows(credential, double);
 		await importCredentials([credential], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
@@ -97,26 +109,28 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<ScenarioFigur
 		const warmUpWorkflow = scenarioWorkflow('plain', warmUp.letter, credential);
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
-		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow)]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
-		log(`Importing ${runs.length + 1} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
+		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow), ...commonFlowRuns]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
+		log(`Importing ${runs.length + 1 + commonFlowRuns.length} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
 		const server = startN8nServer(env);
 		started.push(server);
 		await waitForEditor(port, server, START_LIMIT_MS);
-		await publishWorkflows(port, [warmUpWorkflow.file.id, ...runs.map((run) => run.workflow.file.id)]);
+		await publishWorkflows(port, [warmUpWorkflow.file.id, ...runs.map((run) => run.workflow.file.id), ...commonFlowRuns.map((run) => run.file.id)]);
 
 		const store = await openSqliteExecutions(userFolder);
 		closeStore = store.close;
 		const environment: RunnerEnvironment = { double, store, webhookBase: () => `http://127.0.0.1:${port}/webhook` };
 		log('Warming up with 20 orders ...');
 		await runScenario(environment, warmUp, 'plain', warmUpWorkflow);
+		log('Common flow: Create, Create with the key and the HTTP Request node, one order per webhook call ...');
+		const commonFlow = await measureCommonFlow({ double, store, webhookBase: environment.webhookBase(), n8nGroup: groupOf(server) }, commonFlowRuns);
 
 		const results: ScenarioFigures[] = [];
 		for (const { scenario, variant, workflow } of runs) {
 			log(`(${scenario.letter}) ${variant === 'keyed' ? 'with the key' : 'without the key'} ...`);
 			results.push(await runScenario(environment, scenario, variant, workflow));
 		}
-		return results;
+		return { results, commonFlow };
 	} finally {
 		await shutdown();
 	}
@@ -152,13 +166,16 @@ if (require.main === module) {
 	const t0 = performance.now();
 	const args = process.argv.slice(2);
 	main(selectScenarios(args), args.includes('--keep')).then(
-		(results) => {
+		({ results, commonFlow }) => {
+			const common = describeCommonFlow(commonFlow);
+			for (const line of common.lines) log(line);
 			const { passed, trusted } = report(results);
 			const left = groupsStillRunning(started);
 			if (left.length > 0) log(`Process groups still running after the stop: ${left.join(', ')}`);
 			log(`whole run: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-			log(`peak load: ${passed && trusted && left.length === 0 ? 'all checks passed' : 'FAILED'}`);
-			process.exit(passed && trusted && left.length === 0 ? 0 : 1);
+			const ok = passed && trusted && common.passed && left.length === 0;
+			log(`peak load: ${ok ? 'all checks passed' : 'FAILED'}`);
+			process.exit(ok ? 0 : 1);
 		},
 		(error) => {
 			console.error(error instanceof Error ? error.stack : error);
