@@ -62,14 +62,6 @@ describe('what the editor shows', () => {
 		expect(optionNames(get)).toEqual(expect.arrayContaining(['standardFields', 'customFields', 'fromDate']));
 	});
 
-	it('the credential test turns 404 and 401 into what to fix', () => {
-		const rules = new MailingPlatformApi().test.rules ?? [];
-		const messageFor = (status: number) =>
-			rules.find((rule) => rule.type === 'responseCode' && rule.properties.value === status)?.properties.message;
-		expect(messageFor(404)).toContain('the Base URL must end with the version prefix, e.g. https://api.example.com/1.0');
-		expect(messageFor(401)).toContain('The API key was not accepted');
-	});
-
 	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
 		const credential = new MailingPlatformApi();
 		const options = { url: 'reports/unsubscriptions/reasons' };
