@@ -62,6 +62,13 @@ describe('what the editor shows', () => {
 		expect(optionNames(get)).toEqual(expect.arrayContaining(['standardFields', 'customFields', 'fromDate']));
 	});
 
+	it('warns, with Schedule chosen and only then, that it must be the last call for a mailing', () => {
+		const notices = (operation: string) =>
+			[...visible(action, { resource: 'mailing', operation }).values()].filter((property) => property.type === 'notice').map((property) => property.displayName);
+		expect(notices('schedule')).toEqual(['Schedule must be the last call for a mailing: changing its content afterwards stops it from being sent']);
+		expect(notices('startBounceCheck')).toEqual([]);
+	});
+
 	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
 		const credential = new MailingPlatformApi();
 		const options = { url: 'reports/unsubscriptions/reasons' };
