@@ -12,10 +12,11 @@ const keyed = (options: Record<string, unknown> = {}) => ({
 const orders = [order(0), order(1), order(2)];
 
 /**
- * n8n's store here is the model in test/harness/processedData.ts (n8n ships it only in its CLI
- * package); test:e2e runs these behaviours against a real n8n and its database.
+ * n8n's store here is the model in test/harness/processedData.ts (n8n ships the store only in its
+ * CLI package); test:e2e runs the same three orders twice, one key twice in an execution and a
+ * failed send against a real n8n and its database.
  */
-describe('transaction › create with a Deduplication Key', () => {
+describe('transaction › create with a Deduplication Key (model of n8n’s store)', () => {
 	const { double, credentials } = useServiceDouble();
 
 	it('sends the same three orders once over two executions; the second skips them on the main output', async () => {
@@ -128,7 +129,7 @@ describe('transaction › create with a Deduplication Key', () => {
 		}
 	});
 
-	it('sends again an order the history no longer holds: of three orders with a History Size of 2, the first (model of n8n’s store, which forgets the oldest)', async () => {
+	it('sends again an order the history no longer holds: of three orders with a History Size of 2, the first (the model forgets the oldest, as n8n does)', async () => {
 		const send = async (transaction: IDataObject) =>
 			(await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] })).main[0];
 		for (const transaction of orders) await send(transaction);
