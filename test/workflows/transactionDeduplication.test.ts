@@ -13,8 +13,8 @@ const orders = [order(0), order(1), order(2)];
 
 /**
  * n8n's store here is the model in test/harness/processedData.ts (n8n ships the store only in its
- * CLI package); test:e2e runs the same three orders twice, one key twice in an execution and a
- * failed send against a real n8n and its database.
+ * CLI package); test:e2e runs the same three orders twice, one key twice in an execution, a
+ * failed send and a History Size of 2 against a real n8n and its database.
  */
 describe('transaction › create with a Deduplication Key (model of n8n’s store)', () => {
 	const { double, credentials } = useServiceDouble();
