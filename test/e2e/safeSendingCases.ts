@@ -9,6 +9,7 @@ import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
 import { nodeError, sendOptions, succeeded } from './checks';
 import type { ProcessedDataRow } from './processedData';
+import type { WorkflowFile } from './workflowFile';
 import { outputOf } from './workflowFile';
 
 const SEND = 'Send Order Confirmation';
@@ -31,6 +32,13 @@ function assertSkipped(items: Array<Record<string, unknown>>, keys: string[]): v
 		items.map((item) => ({ skipped: item.skipped, deduplicationKey: item.deduplicationKey, queued: item.queued === true })),
 		keys.map((key) => ({ skipped: true, deduplicationKey: key, queued: false })),
 	);
+}
+
+/** The Shop Order node delivers order `id` (its e-mail and total unchanged). */
+function deliverOrder(workflow: WorkflowFile, id: string): void {
+	const shop = workflow.nodes.find((node) => node.name === 'Shop Order');
+	if (shop === undefined) throw new Error(`${workflow.name} has no Shop Order node`);
+	shop.parameters.jsonOutput = JSON.stringify({ id, email: 'anna@example.com', total: 10 });
 }
 
 /** The node's history in n8n's database: the row of scope 'node' for the node with this id. */
@@ -90,6 +98,18 @@ export const safeSendingCases: E2eCase[] = [
 			assert.equal(rest.length, 0, 'one output item per input item');
 			assert.equal(sent.queued, true);
 			assertSkipped([repeated], ['SAME-1']);
+		},
+	},
+	{
+		name: 'safe sending: with a Deduplication History Size of 2, the oldest of three orders is forgotten and sent again',
+		workflow: 'test/e2e/workflows/transactionHistorySize.json',
+		executions: ['HIST-1', 'HIST-2', 'HIST-3', 'HIST-3', 'HIST-2', 'HIST-1'].map((id) => ({ edit: (workflow) => deliverOrder(workflow, id) })),
+		async check({ executions, double, processedData }) {
+			const outcomes = executions.map((execution) => sendOutput(execution).map((item) => (item.skipped === true ? 'skipped' : item.queued)));
+			assert.deepEqual(outcomes, [[true], [true], [true], ['skipped'], ['skipped'], [true]]);
+			assert.deepEqual(queuedOrders(double, 'HIST-'), ['HIST-1', 'HIST-2', 'HIST-3', 'HIST-1']);
+			// Two keys, each beside the mark that the service queued its transaction.
+			assert.equal(historyOf(await processedData(), 'e2eDedupHistory1-0003')?.entries, 4, "n8n's database keeps two keys");
 		},
 	},
 	{

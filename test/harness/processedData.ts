@@ -9,6 +9,12 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
+import { Meeting } from './meetingCalls';
+import type { StoreDatabase } from './storeDatabases';
+import { insertCollision } from './storeDatabases';
+
+export type { StoreDatabase } from './storeDatabases';
+
 /** The workflow and node every `runNode` run is: executions of one saved workflow. */
 export const HARNESS_NODE = { workflowId: 'test-workflow', nodeId: 'node' } as const;
 
@@ -44,12 +50,21 @@ function ownerOf(scope: DeduplicationScope, context: ICheckProcessedContextData)
 	return { workflowId: context.workflow.id, nodeId: context.node.id };
 }
 
+/** A row as one call read it: parsed, and the text it was parsed from. */
+interface ReadRow {
+	row: Row;
+	text: string;
+}
+
 /**
- * n8n's deduplication store for in-process runs, in mode 'entries' (a history of values), as
- * n8n's database-backed helper behaves: one row per owner, kept as JSON text, read whole (parsed),
- * changed in memory and written back whole (serialized), with no lock, so executions running at
- * the same moment can overwrite each other's entries. Each read and write is a step of its own
- * (`latencyMs` long, a turn of the event loop at 0), as database round trips are.
+ * A MODEL of n8n's deduplication store, mode 'entries'. n8n-core (a dependency) ships only
+ * DataDeduplicationService, which hands the nodes' calls to a store; the store itself
+ * (DeduplicationHelper over the processed_data table) is in n8n's CLI package, which npm test
+ * does not load. This model follows that helper: one row per owner, kept as JSON text, read
+ * whole, changed in memory and written back whole with no lock; the first call inserts the row,
+ * and an insert of a row that exists fails as the database does (`database`). Each read and
+ * write is a step of its own (`latencyMs` long, a turn of the event loop at 0).
+ * The real store is run by test:e2e and test:peak (SQLite) and test:queue (Postgres, two workers).
  */
 export class ProcessedDataStore implements IDataDeduplicator {
 	/** Every call nodes made, in order. */
@@ -61,8 +76,20 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** How many of the next removals fail, as when the database is unreachable. */
 	failingRemovals = 0;
 
+	/** The database whose errors the store gives. */
+	database: StoreDatabase = 'sqlite';
+
+	/** Inserts refused because another call inserted the row first. */
+	refusedInserts = 0;
+
+	/** Writes that undid another call's change: the row had changed since they read it. */
+	overwrites = 0;
+
 	/** Each row's JSON text, as the database column holds it. */
 	private readonly rows = new Map<string, string>();
+
+	/** Set by `nextCallsMeet`. */
+	private meeting?: Meeting;
 
 	/** Forgets everything: a fresh n8n database. */
 	clear(): void {
@@ -70,21 +97,34 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.calls.length = 0;
 		this.latencyMs = 0;
 		this.failingRemovals = 0;
+		this.database = 'sqlite';
+		this.refusedInserts = 0;
+		this.overwrites = 0;
+		this.meeting = undefined;
+	}
+
+	/**
+	 * The next two record calls meet, as two n8n processes' calls can: both read the row before
+	 * either writes, and they write in the order they read. On a missing row the second's insert
+	 * collides; on a row that exists the second's write undoes the first's change.
+	 */
+	nextCallsMeet(): void {
+		this.meeting = new Meeting();
 	}
 
 	/** Whether `value` is in `owner`'s history (the harness node's by default). */
 	remembers(value: DeduplicationItemTypes, owner: StoreOwner = HARNESS_NODE): boolean {
-		return this.row(owner)?.data.includes(hashOf(value)) ?? false;
+		return this.row(owner)?.row.data.includes(hashOf(value)) ?? false;
 	}
 
 	/** How many entries `owner`'s history holds, repeated values counted each time, as n8n counts. */
 	size(owner: StoreOwner = HARNESS_NODE): number {
-		return this.row(owner)?.data.length ?? 0;
+		return this.row(owner)?.row.data.length ?? 0;
 	}
 
 	/** Puts values into `owner`'s history directly, as if an earlier execution had recorded them. */
 	seed(values: DeduplicationItemTypes[], owner: StoreOwner = HARNESS_NODE): void {
-		const row = this.row(owner) ?? { data: [] };
+		const row = this.row(owner)?.row ?? { data: [] };
 		row.data.push(...values.map(hashOf));
 		this.rows.set(rowKey(owner), JSON.stringify(row));
 	}
@@ -96,25 +136,27 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
 		const owner = this.record('checkProcessedAndRecord', items, scope, context, options);
-		if (options.mode !== 'entries') throw new Error(`the harness store models mode 'entries' only, not '${options.mode}'`);
-		const row = await this.read(owner);
+		if (options.mode !== 'entries') throw new Error(`the model of n8n's store has mode 'entries' only, not '${options.mode}'`);
+		const read = await this.read(owner);
+		const inTurn = this.meeting?.arrive() ?? (async (write: () => Promise<void>) => await write());
+		if (this.meeting?.complete) this.meeting = undefined;
 		const hashes = items.map(hashOf);
-		if (row === undefined) {
+		if (read === undefined) {
 			// No history yet: every value is new, repeated ones included, and all are kept.
-			await this.insert(owner, { data: newest(hashes, options.maxEntries) });
+			await inTurn(async () => await this.insert(owner, { data: newest(hashes, options.maxEntries) }));
 			return { new: [...items], processed: [] };
 		}
 		// Checked against the history as read: a value repeated within this call is new each time.
-		const known = new Set(row.data);
+		const known = new Set(read.row.data);
 		const output: IDeduplicationOutput = { new: [], processed: [] };
 		hashes.forEach((hash, index) => {
 			if (known.has(hash)) output.processed.push(items[index]);
 			else {
 				output.new.push(items[index]);
-				row.data.push(hash);
+				read.row.data.push(hash);
 			}
 		});
-		await this.update(owner, { data: newest(row.data, options.maxEntries) });
+		await inTurn(async () => await this.update(owner, { row: { data: newest(read.row.data, options.maxEntries) }, text: read.text }));
 		return output;
 	}
 
@@ -130,14 +172,14 @@ export class ProcessedDataStore implements IDataDeduplicator {
 			throw new Error('connection to the database was lost');
 		}
 		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
-		const row = await this.read(owner);
-		if (row === undefined) return;
+		const read = await this.read(owner);
+		if (read === undefined) return;
 		// One occurrence per value given.
 		for (const hash of items.map(hashOf)) {
-			const index = row.data.indexOf(hash);
-			if (index !== -1) row.data.splice(index, 1);
+			const index = read.row.data.indexOf(hash);
+			if (index !== -1) read.row.data.splice(index, 1);
 		}
-		await this.update(owner, row);
+		await this.update(owner, read);
 	}
 
 	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {
@@ -148,8 +190,8 @@ export class ProcessedDataStore implements IDataDeduplicator {
 
 	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
 		const owner = this.record('getProcessedDataCount', [], scope, context, options);
-		const row = await this.read(owner);
-		return options.mode === 'entries' ? (row?.data.length ?? 0) : 0;
+		const read = await this.read(owner);
+		return options.mode === 'entries' ? (read?.row.data.length ?? 0) : 0;
 	}
 
 	private record(operation: StoreCall['operation'], items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): StoreOwner {
@@ -159,14 +201,14 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	}
 
 	/** The row parsed from its text, as a query returns it. */
-	private async read(owner: StoreOwner): Promise<Row | undefined> {
+	private async read(owner: StoreOwner): Promise<ReadRow | undefined> {
 		await this.roundTrip();
 		return this.row(owner);
 	}
 
-	private row(owner: StoreOwner): Row | undefined {
+	private row(owner: StoreOwner): ReadRow | undefined {
 		const text = this.rows.get(rowKey(owner));
-		return text === undefined ? undefined : (JSON.parse(text) as Row);
+		return text === undefined ? undefined : { row: JSON.parse(text) as Row, text };
 	}
 
 	/** At 0 one turn of the event loop: a timer of 0 would wait a millisecond the database is not asked to take. */
@@ -177,14 +219,20 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** Fails as the table's primary key does when another execution inserted the row meanwhile. */
 	private async insert(owner: StoreOwner, row: Row): Promise<void> {
 		await this.roundTrip();
-		if (this.rows.has(rowKey(owner))) throw new Error('duplicate key value violates unique constraint of processed_data');
+		if (this.rows.has(rowKey(owner))) {
+			this.refusedInserts++;
+			throw insertCollision(this.database);
+		}
 		this.rows.set(rowKey(owner), JSON.stringify(row));
 	}
 
-	/** Replaces the whole row; a row deleted meanwhile stays deleted. */
-	private async update(owner: StoreOwner, row: Row): Promise<void> {
+	/** Replaces the whole row, whatever was written since it was read; a row deleted meanwhile stays deleted. */
+	private async update(owner: StoreOwner, written: ReadRow): Promise<void> {
 		await this.roundTrip();
-		if (this.rows.has(rowKey(owner))) this.rows.set(rowKey(owner), JSON.stringify(row));
+		const stored = this.rows.get(rowKey(owner));
+		if (stored === undefined) return;
+		if (stored !== written.text) this.overwrites++;
+		this.rows.set(rowKey(owner), JSON.stringify(written.row));
 	}
 }
 
@@ -193,5 +241,5 @@ function newest(hashes: string[], maxEntries: number | undefined): string[] {
 	return maxEntries ? hashes.slice(-maxEntries) : hashes;
 }
 
-/** The one store of this process, which the harness hands to n8n-core. */
+/** The one store of this process, which the harness hands to n8n-core's DataDeduplicationService. */
 export const processedData = new ProcessedDataStore();

@@ -107,7 +107,7 @@ export interface NodeRunOptions {
 	timezone?: string;
 	/**
 	 * Every run is an execution of the same saved workflow unless told otherwise, so runs share
-	 * the node's deduplication history (`processedData`), as executions in n8n do.
+	 * the node's deduplication history (in `processedData`, the model of n8n's store), as executions in n8n do.
 	 */
 	workflowId?: string;
 	/** Another registered type of the node, e.g. the node as a second n8n process loads it. */
@@ -176,7 +176,7 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 
 let processedDataInstalled = false;
 
-/** Gives nodes n8n's deduplication helpers, backed by the harness's store, once per process. */
+/** Gives nodes n8n-core's own deduplication helpers, backed by the model of n8n's store, once per process. */
 async function installProcessedData(): Promise<void> {
 	if (processedDataInstalled) return;
 	processedDataInstalled = true;

@@ -62,12 +62,11 @@ describe('what the editor shows', () => {
 		expect(optionNames(get)).toEqual(expect.arrayContaining(['standardFields', 'customFields', 'fromDate']));
 	});
 
-	it('the credential test turns 404 and 401 into what to fix', () => {
-		const rules = new MailingPlatformApi().test.rules ?? [];
-		const messageFor = (status: number) =>
-			rules.find((rule) => rule.type === 'responseCode' && rule.properties.value === status)?.properties.message;
-		expect(messageFor(404)).toContain('the Base URL must end with the version prefix, e.g. https://api.example.com/1.0');
-		expect(messageFor(401)).toContain('The API key was not accepted');
+	it('warns, with Schedule chosen and only then, that it must be the last call for a mailing', () => {
+		const notices = (operation: string) =>
+			[...visible(action, { resource: 'mailing', operation }).values()].filter((property) => property.type === 'notice').map((property) => property.displayName);
+		expect(notices('schedule')).toEqual(['Schedule must be the last call for a mailing: changing its content afterwards stops it from being sent']);
+		expect(notices('startBounceCheck')).toEqual([]);
 	});
 
 	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {

@@ -70,6 +70,10 @@ describe('retry timing', () => {
 	it('honours Retry-After up to 30 s, and backs off exponentially from half a second without it', () => {
 		expect(retryDelayMs(0, '0')).toBe(0);
 		expect(retryDelayMs(0, '3600')).toBe(30_000);
+		// An HTTP date 10 s ahead (whole seconds): far beyond the first backoff's half second.
+		const inTenSeconds = retryDelayMs(0, new Date(Date.now() + 10_000).toUTCString());
+		expect(inTenSeconds).toBeGreaterThan(9000);
+		expect(inTenSeconds).toBeLessThanOrEqual(10_000);
 		for (const [retry, ceiling] of [[0, 500], [1, 1000], [2, 2000], [3, 4000], [9, 30_000]]) {
 			const delay = retryDelayMs(retry, undefined);
 			expect(delay).toBeGreaterThanOrEqual(ceiling / 2);

@@ -27,7 +27,7 @@ describe('contactField › rename in a workflow', () => {
 
 		expect(result.error?.message).toBe("Custom field 'no such field' does not exist.");
 		expect(result.error?.httpCode).toBe('404');
-		expect(result.error?.description).toContain('Old Name');
+		expect(result.error?.description).toBe('No custom contact field named "no such field" was found. Check the spelling and case of Old Name. Attempts made: 1.');
 		expect(result.error?.context?.itemIndex).toBe(0);
 	});
 
@@ -68,7 +68,7 @@ describe('contactField › rename in a workflow', () => {
 		});
 
 		expect(result.error?.httpCode).toBe('401');
-		expect(result.error?.description).toContain('API key');
+		expect(result.error?.description).toBe('The API key was not accepted. Check the API key in the Mailing Platform API credential. Attempts made: 1.');
 		const everything = JSON.stringify(result.run);
 		expect(everything).not.toContain(wrongKey);
 		expect(everything).not.toContain(Buffer.from(wrongKey).toString('base64'));

@@ -173,45 +173,53 @@ describe('mailing › schedule in a workflow: dispatch', () => {
 		expect(double().requestsTo('mailings/')).toHaveLength(2);
 	});
 
-	it.each<[string, INodeParameters, string]>([
+	const hoursFix = 'Write hours from 0 to 23, separated by commas, with ascending ranges such as 17-21; for a span over midnight write 22-23,0-5.';
+
+	it.each<[string, INodeParameters, string, string]>([
 		[
 			'uniform ending in 100 hours',
 			{ dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 100 },
 			'Dispatch End In Hours (with dispatch option uniform) must be a whole number from 2 to 96, not 100',
+			'Enter a whole number from 2 to 96 in Dispatch End In Hours (with dispatch option uniform).',
 		],
 		[
 			'hour ending in 30 hours',
 			{ dispatchOption: 'hour', dispatchEnd: 'inHours', dispatchEndInHours: 30 },
 			'Dispatch End In Hours (with dispatch option hour) must be a whole number from 2 to 24, not 30',
+			'Enter a whole number from 2 to 24 in Dispatch End In Hours (with dispatch option hour).',
 		],
 		[
 			'weekdayhour ending in 9 days',
 			{ dispatchOption: 'weekdayhour', dispatchEnd: 'inDays', dispatchEndInDays: 9 },
 			'Dispatch End In Days (with dispatch option weekdayhour) must be a whole number from 1 to 7, not 9',
+			'Enter a whole number from 1 to 7 in Dispatch End In Days (with dispatch option weekdayhour).',
 		],
 		[
 			'allowed hour 24',
 			{ dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, allowedHours: '8-20,24' },
 			'Allowed Hours contains 24, but hours go from 0 to 23',
+			hoursFix,
 		],
 		[
 			'a descending allowed-hours range',
 			{ dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, allowedHours: '22-5' },
 			'Allowed Hours has a descending range: "22-5"',
+			hoursFix,
 		],
 		[
 			'an empty allowed-hours part',
 			{ dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, allowedHours: '8,,9' },
 			'Allowed Hours has an empty part: "8,,9"',
+			hoursFix,
 		],
-	])('refuses %s before any request', async (_case, parameters, message) => {
+	])('refuses %s before any request, saying what to enter', async (_case, parameters, message, fix) => {
 		const result = await runNode({
 			credentials: credentials(),
 			parameters: schedule({ scheduledAt: future(1, '12:00').picker, ...parameters }),
 		});
 
 		expect(result.error?.message).toBe(message);
-		expect(result.error?.description).toBeTruthy();
+		expect(result.error?.description).toBe(fix);
 		expect(result.error?.context?.itemIndex).toBe(0);
 		expect(double().requests).toHaveLength(0);
 	});

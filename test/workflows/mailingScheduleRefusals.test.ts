@@ -78,10 +78,4 @@ describe('mailing › schedule in a workflow: refusals and answers', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.main[0].scheduled).toEqual({ date: start.date, hours: 12, minutes: 0, timeZone: 'Europe/Berlin' });
 	});
-
-	it('warns in the node that schedule must be the last call for a mailing', async () => {
-		const { MailingPlatform } = await import('../../nodes/MailingPlatform/MailingPlatform.node');
-		const notice = new MailingPlatform().description.properties.find((property) => property.type === 'notice' && property.displayOptions?.show?.operation?.includes('schedule'));
-		expect(notice?.displayName).toMatch(/last call.*content.*stops it from being sent/);
-	});
 });

@@ -1,5 +1,7 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { useServiceDouble } from '../harness/double';
-import { processedData } from '../harness/processedData';
+import { HARNESS_NODE, processedData } from '../harness/processedData';
 import { jsonMode, order } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
 
@@ -9,7 +11,12 @@ const keyed = (options: Record<string, unknown> = {}) => ({
 });
 const orders = [order(0), order(1), order(2)];
 
-describe('transaction › create with a Deduplication Key', () => {
+/**
+ * n8n's store here is the model in test/harness/processedData.ts (n8n ships the store only in its
+ * CLI package); test:e2e runs the same three orders twice, one key twice in an execution, a
+ * failed send and a History Size of 2 against a real n8n and its database.
+ */
+describe('transaction › create with a Deduplication Key (model of n8n’s store)', () => {
 	const { double, credentials } = useServiceDouble();
 
 	it('sends the same three orders once over two executions; the second skips them on the main output', async () => {
@@ -86,6 +93,9 @@ describe('transaction › create with a Deduplication Key', () => {
 			'Its Deduplication Key "A-0" could not be released (connection to the database was lost), so a re-run skips this item; to send it anyway, run it once with another key, e.g. "A-0-again".',
 		);
 		expect(processedData.remembers('A-0')).toBe(true);
+		const rerun = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		expect(rerun.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
+		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
 	it('refuses an item whose key is empty before anything is sent', async () => {
@@ -108,11 +118,26 @@ describe('transaction › create with a Deduplication Key', () => {
 		expect(processedData.calls).toHaveLength(0);
 	});
 
-	it('keeps the newest keys up to the Deduplication History Size, in n8n’s store for this node', async () => {
-		for (const transaction of orders) await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] });
+	it('gives n8n’s store the Deduplication History Size as the limit of this node’s history, on every call', async () => {
+		double().faults.notQueuedOrders.add('A-1');
+		await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [order(0), order(1)] });
 
-		// Two entries per key: the key, and beside it the mark that the service queued its transaction.
-		expect(processedData.calls[0]).toMatchObject({ operation: 'checkProcessedAndRecord', scope: 'node', options: { mode: 'entries', maxEntries: 4 } });
-		expect(['A-0', 'A-1', 'A-2'].map((key) => processedData.remembers(key))).toEqual([false, true, true]);
+		// Recorded before sending, recorded again for A-0, released for A-1 (not queued). Two
+		// entries per key: the key, and beside it the mark that the service queued its transaction.
+		expect(new Set(processedData.calls.map((call) => call.operation))).toEqual(new Set(['checkProcessedAndRecord', 'removeProcessed']));
+		for (const call of processedData.calls) {
+			expect(call).toMatchObject({ scope: 'node', workflowId: HARNESS_NODE.workflowId, nodeId: HARNESS_NODE.nodeId, options: { mode: 'entries', maxEntries: 4 } });
+		}
+	});
+
+	it('sends again an order the history no longer holds: of three orders with a History Size of 2, the first (the model forgets the oldest, as n8n does)', async () => {
+		const send = async (transaction: IDataObject) =>
+			(await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] })).main[0];
+		for (const transaction of orders) await send(transaction);
+
+		expect(await send(order(2))).toMatchObject({ skipped: true, deduplicationKey: 'A-2' });
+		expect(await send(order(1))).toMatchObject({ skipped: true, deduplicationKey: 'A-1' });
+		expect(await send(order(0))).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1', 'A-2', 'A-0']);
 	});
 });

@@ -69,7 +69,7 @@ describe('transport behaviour in a workflow', () => {
 		}
 	});
 
-	it('retries a read on 500, 502 and 504 and honours Retry-After given as an HTTP date', async () => {
+	it('retries a read on 500, 502 and 504, also when Retry-After is an HTTP date', async () => {
 		double().faults.failNext(1, 500, { match: 'testsendout', retryAfter: new Date(Date.now() - 1000).toUTCString() });
 		double().faults.failNext(1, 502, { match: 'testsendout', retryAfter: '0' });
 		double().faults.failNext(1, 504, { match: 'testsendout', retryAfter: '0' });
