@@ -13,9 +13,19 @@ export const CREDENTIAL_TYPE = 'mailingPlatformApi';
 /** Accept of every XML call, the credential test's included: the service's own media type. */
 export const XML_ACCEPT = 'application/vnd.service.api+xml; charset=utf-8';
 
+/**
+ * Zones found valid. Checking builds an `Intl.DateTimeFormat`, slow next to a request, and every
+ * request checks the credential's zone; there are some 600 IANA names at most to remember.
+ */
+const validZones = new Set<string>();
+
 /** Whether `zone` names an IANA time zone (e.g. Europe/Berlin); empty is not one. */
 export function isTimeZone(zone: string): boolean {
-	return zone.trim() !== '' && IANAZone.isValidZone(zone.trim());
+	const name = zone.trim();
+	if (validZones.has(name)) return true;
+	const valid = name !== '' && IANAZone.isValidZone(name);
+	if (valid) validZones.add(name);
+	return valid;
 }
 
 /** Plain HTTP would send the API key readable on the wire; only a local service may use it. */
