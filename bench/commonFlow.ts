@@ -81,7 +81,8 @@ export async function commonFlow(settings: Settings): Promise<Measurements> {
 	registerNodeType(NO_OP_NODE.type, loadN8nNode('NoOp/NoOp.node.js', 'NoOp', NO_OP_NODE.typeVersion).node);
 	const versions = n8nModulesInUse(httpRequest.file);
 	console.error(`common flow: n8n ${versions.n8n}'s n8n-core ${versions.n8nCore} and n8n-workflow ${versions.n8nWorkflow} for every node`);
-	processedData.seed(Array.from({ length: history }, (_, index) => `earlier-${index}`));
+	// A full history: the node keeps each key beside a mark of its queued transaction.
+	processedData.seed(Array.from({ length: 2 * history }, (_, index) => `earlier-${index}`));
 
 	const double = await DoubleProcess.start('transactionsDouble', [`${ORDER_TYPE.id}=${ORDER_TYPE.name}`, 'digests']);
 	// As the sandbox credential that test:peak uses: with the account's Platform Time Zone.
@@ -107,7 +108,7 @@ export async function commonFlow(settings: Settings): Promise<Measurements> {
 		if (stats.requests.length !== 3 * sent || failed > 0 || new Set(stats.queuedOrderIds).size !== 3 * sent) {
 			throw new Error(`expected ${3 * sent} requests, each queuing its own order; saw ${stats.requests.length}, ${failed} failed`);
 		}
-		if (processedData.size() !== history) throw new Error(`the key history holds ${processedData.size()} entries, not ${history}`);
+		if (processedData.size() !== 2 * history) throw new Error(`the key history holds ${processedData.size()} entries, not ${2 * history}`);
 
 		const measurements: Measurements = { executions, perRound, warmUp, history };
 		for (const flow of COMMON_FLOWS) {

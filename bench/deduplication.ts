@@ -81,7 +81,7 @@ async function round(totals: Totals, executions: number, count: number, withKey:
 	totals.storeCpuMs += storeCpuMs - storeBefore;
 	// With the key each execution records its keys before sending and once more after (one process: nothing undid them).
 	const checks = processedData.calls.filter((call) => call.operation === 'checkProcessedAndRecord').length;
-	if (checks !== (withKey ? 2 * executions : 0) || processedData.size() !== HISTORY) {
+	if (checks !== (withKey ? 2 * executions : 0) || processedData.size() !== 2 * HISTORY) {
 		throw new Error(`expected ${withKey ? 2 * executions : 0} store checks against a full history, saw ${checks} with ${processedData.size()} entries`);
 	}
 }
@@ -107,7 +107,8 @@ export async function deduplication(): Promise<Measurements> {
 	registerNodeType(ORDERS_NODE_TYPE, ordersNode);
 	registerNodeType(NODE_TYPE, new MailingPlatform());
 	measureStore();
-	processedData.seed(Array.from({ length: HISTORY }, (_, index) => `earlier-${index}`));
+	// A full history: the node keeps each key beside a mark of its queued transaction.
+	processedData.seed(Array.from({ length: 2 * HISTORY }, (_, index) => `earlier-${index}`));
 	const double = await DoubleProcess.start('transactionsDouble');
 	try {
 		const single = await compare(SINGLE_EXECUTIONS, SINGLE_ROUND, 1, double.credentials);

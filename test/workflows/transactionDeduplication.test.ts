@@ -130,6 +130,14 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		}
 	});
 
+	it('calls n8n’s store twice for a queued order when nothing interferes: the key before sending, the key and its mark after', async () => {
+		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+
+		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		// A third call would be a confirmation round, which waits 50 to 150 ms first.
+		expect(processedData.calls.map((call) => call.operation)).toEqual(['checkProcessedAndRecord', 'checkProcessedAndRecord']);
+	});
+
 	it('sends again an order the history no longer holds: of three orders with a History Size of 2, the first (the model forgets the oldest, as n8n does)', async () => {
 		const send = async (transaction: IDataObject) =>
 			(await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [transaction] })).main[0];

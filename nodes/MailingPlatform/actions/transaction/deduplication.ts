@@ -122,12 +122,14 @@ export async function claimKeys(context: IExecuteFunctions, { keys, historySize 
 const CONFIRM_ROUNDS = 3;
 const confirmDelayMs = () => 50 + Math.random() * 100;
 
-async function confirmRecorded(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
+/** Records `entries` until a round finds them there; the first round adds `fresh` ones (the marks), which only later rounds expect. */
+async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<void> {
+	const entries = [...kept, ...fresh];
 	if (entries.length === 0) return;
 	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
 		if (round > 1) await sleep(confirmDelayMs());
 		const recordedBefore = await store.record(entries);
-		if (entries.every((entry) => recordedBefore.has(entry))) return;
+		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return;
 	}
 }
 
@@ -165,7 +167,11 @@ export async function settleKeys(context: IExecuteFunctions, { keys, historySize
 	const outcomes: KeyOutcome[] = [];
 	const kept = [...queued, ...open];
 	try {
-		await confirmRecorded(store, [...kept.map((itemIndex) => keys[itemIndex]), ...queued.map((itemIndex) => sentMarker(keys[itemIndex]))]);
+		await confirmRecorded(
+			store,
+			kept.map((itemIndex) => keys[itemIndex]),
+			queued.map((itemIndex) => sentMarker(keys[itemIndex])),
+		);
 	} catch (error) {
 		if (kept.length > 0) outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
 	}
