@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { startInstallProgress } from './installProgress';
 import { installExitHooks, run, runOrThrow, stopAllChildren } from './processes';
-import { nodeBinOf, nodeGypOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
+import { nodeBinOf, nodeGypOf, nodeHeadersOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
 
 /** The n8n release the package is proven against by default, and the one `npm start` runs. */
 export const N8N_VERSION = '2.8.4';
@@ -131,7 +131,8 @@ async function isInstalled(version: string): Promise<boolean> {
 async function buildNativeModules(dir: string, node: NonNullable<InstallRecipe['node']>, log: (line: string) => void): Promise<void> {
 	for (const name of node.nativeBuilds) {
 		log(`  building ${name} for Node.js ${process.versions.node} ...`);
-		await runOrThrow(process.execPath, [nodeGypOf(node.line), 'rebuild', '--release', '--jobs=max'], { cwd: join(dir, 'node_modules', name), timeoutMs: 20 * 60_000 });
+		const args = [nodeGypOf(node.line), 'rebuild', '--release', '--jobs=max', `--nodedir=${nodeHeadersOf(node.line)}`];
+		await runOrThrow(process.execPath, args, { cwd: join(dir, 'node_modules', name), timeoutMs: 20 * 60_000 });
 	}
 }
 

@@ -52,6 +52,11 @@ export function nodeGypOf(line: string): string {
 	return join(nodeReleaseDir(line), 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 }
 
+/** The release's own package, which holds its headers: native modules build against the Node.js that runs them. */
+export function nodeHeadersOf(line: string): string {
+	return join(nodeReleaseDir(line), 'node_modules', nodePackage);
+}
+
 /**
  * A Node.js line's release and the npm it ships, first on PATH, without what a calling `npm run`
  * added to the environment. Node.js comes from the registry's per-platform package
@@ -71,8 +76,7 @@ export async function nodeReleaseEnvironment(line: string): Promise<NodeJS.Proce
 	return {
 		...Object.fromEntries(inherited),
 		PATH: [join(dir, 'node_modules', '.bin'), ...path].join(delimiter),
-		// Native modules build against the headers of the Node.js that runs them, which its package ships.
-		npm_config_nodedir: join(dir, 'node_modules', nodePackage),
+		npm_config_nodedir: nodeHeadersOf(line),
 		npm_config_prefix: globalPrefix,
 	};
 }
