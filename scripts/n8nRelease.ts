@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { startInstallProgress } from './installProgress';
 import { installExitHooks, run, runOrThrow, stopAllChildren } from './processes';
-import { nodeBinOf, nodeGypOf, nodeHeadersOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
+import { ensureNodeRelease, nodeBinOf, nodeGypOf, nodeHeadersOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
 
 /** The n8n release the package is proven against by default, and the one `npm start` runs. */
 export const N8N_VERSION = '2.8.4';
@@ -129,6 +129,8 @@ async function isInstalled(version: string): Promise<boolean> {
 }
 
 async function buildNativeModules(dir: string, node: NonNullable<InstallRecipe['node']>, log: (line: string) => void): Promise<void> {
+	// Also when this process ran on that line from the start: its node-gyp and headers come with the release.
+	await ensureNodeRelease(node.line);
 	for (const name of node.nativeBuilds) {
 		log(`  building ${name} for Node.js ${process.versions.node} ...`);
 		const args = [nodeGypOf(node.line), 'rebuild', '--release', '--jobs=max', `--nodedir=${nodeHeadersOf(node.line)}`];

@@ -42,7 +42,14 @@ export const NODE_RELEASES: Record<string, { node: string; npm: string }> = {
 const nodePackage = `node-${process.platform}-${process.arch}`;
 const nodeReleaseDir = (line: string) => join(toolsDir, '.newcomer', `node${line}`);
 
-/** The `node` command of a Node.js line's release installed by `nodeReleaseEnvironment`. */
+/** Installs a Node.js line's release and the npm it ships into .newcomer/node<line>/ of the test-tools folder, once. */
+export async function ensureNodeRelease(line: string): Promise<void> {
+	const release = NODE_RELEASES[line];
+	if (release === undefined) throw new Error(`Unknown Node.js line ${line}; known: ${Object.keys(NODE_RELEASES).join(', ')}`);
+	await ensureInstalled(nodeReleaseDir(line), 'newcomer-tools', { [nodePackage]: release.node, npm: release.npm });
+}
+
+/** The `node` command of a Node.js line's release installed by `ensureNodeRelease`. */
 export function nodeBinOf(line: string): string {
 	return join(nodeReleaseDir(line), 'node_modules', '.bin', 'node');
 }
@@ -64,10 +71,8 @@ export function nodeHeadersOf(line: string): string {
  * installed once into .newcomer/node<line>/ of the test-tools folder.
  */
 export async function nodeReleaseEnvironment(line: string): Promise<NodeJS.ProcessEnv> {
-	const release = NODE_RELEASES[line];
-	if (release === undefined) throw new Error(`Unknown Node.js line ${line}; known: ${Object.keys(NODE_RELEASES).join(', ')}`);
+	await ensureNodeRelease(line);
 	const dir = nodeReleaseDir(line);
-	await ensureInstalled(dir, 'newcomer-tools', { [nodePackage]: release.node, npm: release.npm });
 	// npx of npm 10.8 (eslint-plugin-n8n-nodes-base's preinstall) needs the global folder a Node.js install has.
 	const globalPrefix = join(dir, 'global');
 	await mkdir(join(globalPrefix, 'lib', 'node_modules'), { recursive: true });
