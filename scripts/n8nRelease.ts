@@ -151,6 +151,7 @@ export async function ensureN8nInstalled(log: (line: string) => void): Promise<v
 	await mkdir(dir, { recursive: true });
 	await writeFile(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
 	const progress = startInstallProgress(`n8n ${version}`);
+	let outcome = 'failed';
 	try {
 		const scripts = node === undefined ? [] : ['--ignore-scripts'];
 		await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=http', ...scripts], {
@@ -158,10 +159,11 @@ export async function ensureN8nInstalled(log: (line: string) => void): Promise<v
 			timeoutMs: 20 * 60_000,
 			onOutput: progress.read,
 		});
-		if (node !== undefined) await buildNativeModules(dir, node, log);
+		outcome = 'installed';
 	} finally {
-		progress.finish((await isInstalled(version)) ? 'installed' : 'failed');
+		progress.finish(outcome);
 	}
+	if (node !== undefined) await buildNativeModules(dir, node, log);
 	if (!(await isInstalled(version))) throw new Error(`n8n ${version} did not install into ${dir}`);
 }
 
