@@ -11,14 +11,10 @@ import { projectRoot } from './toolInstall';
 export { projectRoot, toolsDir } from './toolInstall';
 export {
 	ensureN8nInstalled,
-	N8N_1_VERSION,
-	N8N_NEWEST_VERSION,
-	N8N_VERSION,
 	n8nBin,
 	onN8nNode,
 	selectedInstallDir,
 	selectedN8nVersion,
-	useN8nVersion,
 	useN8nVersionFrom,
 } from './n8nRelease';
 

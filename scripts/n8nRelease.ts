@@ -12,19 +12,19 @@ import { installExitHooks, run, runOrThrow, stopAllChildren } from './processes'
 import { ensureNodeRelease, nodeBinOf, nodeGypOf, nodeHeadersOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
 
 /** The n8n release the package is proven against by default, and the one `npm start` runs. */
-export const N8N_VERSION = '2.8.4';
+const N8N_VERSION = '2.8.4';
 
 /**
  * The newest n8n 1.x on the registry that installs with Node.js 20: the later 1.123.x releases
  * depend on isolated-vm 6, which builds for Node.js 22 and later only.
  */
-export const N8N_1_VERSION = '1.123.50';
+const N8N_1_VERSION = '1.123.50';
 
 /**
  * The newest n8n on the registry whose whole dependency tree is there too (2.41.3 asks for
  * `@n8n/agents@0.26.2` and others that are not); it needs Node.js 24.
  */
-export const N8N_NEWEST_VERSION = '2.41.1';
+const N8N_NEWEST_VERSION = '2.41.1';
 
 /** Ignored by git: n8n with its 1.7 GB of dependencies, installed once and reused. */
 const installDir = join(toolsDir, '.n8n-e2e');
@@ -69,7 +69,7 @@ const INSTALL_RECIPES: Record<string, InstallRecipe> = {
 let selectedVersion = N8N_VERSION;
 
 /** Chooses the n8n release every later call installs and runs (N8N_VERSION unless chosen). */
-export function useN8nVersion(version: string): void {
+function useN8nVersion(version: string): void {
 	if (INSTALL_RECIPES[version] === undefined) {
 		throw new Error(`No install recipe for n8n ${version}; known: ${Object.keys(INSTALL_RECIPES).join(', ')}`);
 	}
