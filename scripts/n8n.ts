@@ -2,122 +2,26 @@ import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 
-import { startInstallProgress } from './installProgress';
+import { n8nBin } from './n8nRelease';
 import { run, runOrThrow, startBackground } from './processes';
+import { projectRoot } from './toolInstall';
 
-/** The n8n release the package is proven against, and the one `npm start` runs. */
-export const N8N_VERSION = '2.8.4';
-
-/**
- * The newest n8n 1.x on the registry that installs with Node.js 20: the later 1.123.x releases
- * depend on isolated-vm 6, which builds for Node.js 22 and later only.
- */
-export const N8N_1_VERSION = '1.123.50';
-
-/** Compiled to .build-test/scripts/, two levels below the project. */
-export const projectRoot = resolve(__dirname, '..', '..');
-
-/**
- * Where the test tools live (n8n releases, Node.js 24, the newest n8n packages): the project
- * folder, or TEST_TOOLS_DIR when set. CI points it at the machine's cache, so that a clean clone
- * reuses what an earlier run installed instead of installing gigabytes again.
- */
-export const toolsDir = process.env.TEST_TOOLS_DIR ? resolve(process.env.TEST_TOOLS_DIR) : projectRoot;
-
-/** Ignored by git: n8n with its 1.7 GB of dependencies, installed once and reused. */
-export const installDir = join(toolsDir, '.n8n-e2e');
-
-/** Ignored by git too: any other release lives beside the default one, in .n8n-e2e-<version>/. */
-function installDirOf(version: string): string {
-	return version === N8N_VERSION ? installDir : `${installDir}-${version}`;
-}
+export { projectRoot, toolsDir } from './toolInstall';
+export {
+	ensureN8nInstalled,
+	n8nBin,
+	onN8nNode,
+	selectedInstallDir,
+	selectedN8nVersion,
+	useN8nVersionFrom,
+} from './n8nRelease';
 
 /** A fixed key, so credentials imported by one command can be read by the next. Test value only. */
 const ENCRYPTION_KEY = 'n8n-nodes-mailing-platform-local-test-key';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-/**
- * What each release's install folder asks for besides n8n. n8n is not installed from its own
- * lockfile, so newer releases of its dependencies can come in; the overrides pin the ones that
- * break it.
- */
-const INSTALL_EXTRAS: Record<string, { dependencies: Record<string, string>; overrides: Record<string, string> }> = {
-	[N8N_VERSION]: {
-		dependencies: { '@opentelemetry/api': '1.9.0', '@opentelemetry/core': '^2.12.1' },
-		overrides: {
-			// The xlsx release n8n asks for is not on the registry; this one is.
-			xlsx: '0.18.5',
-			// Later releases need a newer @langchain/core than n8n's, and n8n start fails to load.
-			'@langchain/langgraph-checkpoint': '1.0.0',
-		},
-	},
-	[N8N_1_VERSION]: { dependencies: {}, overrides: { xlsx: '0.18.5' } },
-};
-
-let selectedVersion = N8N_VERSION;
-
-/** Chooses the n8n release every later call installs and runs (N8N_VERSION unless chosen). */
-export function useN8nVersion(version: string): void {
-	if (INSTALL_EXTRAS[version] === undefined) {
-		throw new Error(`No install recipe for n8n ${version}; known: ${Object.keys(INSTALL_EXTRAS).join(', ')}`);
-	}
-	selectedVersion = version;
-}
-
-function installManifest(version: string) {
-	const { dependencies, overrides } = INSTALL_EXTRAS[version];
-	return {
-		name: 'n8n-local-install',
-		private: true,
-		description: 'n8n for npm start and npm run test:e2e; generated, not committed.',
-		dependencies: { n8n: version, ...dependencies },
-		overrides,
-	};
-}
-
-/** The `n8n` command of the chosen release. */
-export function n8nBin(): string {
-	return join(installDirOf(selectedVersion), 'node_modules', 'n8n', 'bin', 'n8n');
-}
-
-async function readJson(path: string): Promise<unknown> {
-	try {
-		return JSON.parse(await readFile(path, 'utf8'));
-	} catch {
-		return undefined;
-	}
-}
-
-async function isInstalled(version: string): Promise<boolean> {
-	const dir = installDirOf(version);
-	const manifest = await readJson(join(dir, 'package.json'));
-	const installed = (await readJson(join(dir, 'node_modules', 'n8n', 'package.json'))) as { version?: string } | undefined;
-	return JSON.stringify(manifest) === JSON.stringify(installManifest(version)) && installed?.version === version && existsSync(n8nBin());
-}
-
-/** Installs the chosen n8n into its folder unless it is there already as asked for (minutes the first time). */
-export async function ensureN8nInstalled(log: (line: string) => void): Promise<void> {
-	const version = selectedVersion;
-	const dir = installDirOf(version);
-	if (await isInstalled(version)) return;
-	log(`Installing n8n ${version} into ${toolsDir === projectRoot ? relative(projectRoot, dir) : dir}/; this takes a few minutes once ...`);
-	await mkdir(dir, { recursive: true });
-	await writeFile(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
-	const progress = startInstallProgress(`n8n ${version}`);
-	try {
-		await runOrThrow(npm, ['install', '--yes', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=http'], {
-			cwd: dir,
-			timeoutMs: 20 * 60_000,
-			onOutput: progress.read,
-		});
-	} finally {
-		progress.finish((await isInstalled(version)) ? 'installed' : 'failed');
-	}
-	if (!(await isInstalled(version))) throw new Error(`n8n ${version} did not install into ${dir}`);
-}
 
 /** Packs the project as it would be published and returns the tarball's path. */
 export async function packProject(destination: string): Promise<string> {
@@ -219,9 +123,9 @@ export async function n8nCommand(args: string[], env: NodeJS.ProcessEnv, timeout
 	return await runOrThrow(process.execPath, [n8nBin(), ...args], { cwd: projectRoot, env, timeoutMs });
 }
 
-/** Runs an imported workflow with `n8n execute`; the result is printed as JSON on stdout. */
-export async function executeWorkflow(id: string, env: NodeJS.ProcessEnv, timeoutMs: number) {
-	return await run(process.execPath, [n8nBin(), 'execute', `--id=${id}`, '--rawOutput'], { cwd: projectRoot, env, timeoutMs });
+/** Runs an imported workflow with `n8n execute`; the result is printed as JSON on stdout (through `stdoutFile`). */
+export async function executeWorkflow(id: string, env: NodeJS.ProcessEnv, timeoutMs: number, stdoutFile: string) {
+	return await run(process.execPath, [n8nBin(), 'execute', `--id=${id}`, '--rawOutput'], { cwd: projectRoot, env, timeoutMs, stdoutFile });
 }
 
 export function startN8nServer(env: NodeJS.ProcessEnv) {

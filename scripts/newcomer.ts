@@ -7,42 +7,16 @@
  *
  * Usage: npm run test:newcomer [-- 20 22 24]   (the Node.js lines to run; 22 when none is given)
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join, sep } from 'node:path';
+import { join } from 'node:path';
 
-import { projectRoot, toolsDir } from './n8n';
 import { installExitHooks, run, runOrThrow, stopAllChildren } from './processes';
-import { ensureInstalled } from './toolInstall';
+import { NODE_RELEASES as RELEASES, nodeReleaseEnvironment, projectRoot } from './toolInstall';
 
-/** Per Node.js line n8n runs on, its newest release and the npm that release ships (its changelog). */
-const RELEASES: Record<string, { node: string; npm: string }> = {
-	'20': { node: '20.20.2', npm: '10.8.2' },
-	'22': { node: '22.23.3', npm: '10.9.9' },
-	'24': { node: '24.21.0', npm: '11.19.0' },
-};
 const STEP_LIMIT_MS = 20 * 60_000;
 
 let scratch: string | undefined;
-
-/** Node.js and its npm first on PATH, without what the calling `npm run` added to the environment. */
-async function newcomerEnvironment(line: string): Promise<NodeJS.ProcessEnv> {
-	const dir = join(toolsDir, '.newcomer', `node${line}`);
-	const nodePackage = `node-${process.platform}-${process.arch}`;
-	await ensureInstalled(dir, 'newcomer-tools', { [nodePackage]: RELEASES[line].node, npm: RELEASES[line].npm });
-	// npx of npm 10.8 (eslint-plugin-n8n-nodes-base's preinstall) needs the global folder a Node.js install has.
-	const globalPrefix = join(dir, 'global');
-	await mkdir(join(globalPrefix, 'lib', 'node_modules'), { recursive: true });
-	const inherited = Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD');
-	const path = (process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.split(sep).includes('node_modules'));
-	return {
-		...Object.fromEntries(inherited),
-		PATH: [join(dir, 'node_modules', '.bin'), ...path].join(delimiter),
-		// Native modules build against the headers of the Node.js that runs them, which its package ships.
-		npm_config_nodedir: join(dir, 'node_modules', nodePackage),
-		npm_config_prefix: globalPrefix,
-	};
-}
 
 async function versionOf(command: string, env: NodeJS.ProcessEnv): Promise<string> {
 	return (await runOrThrow(command, ['--version'], { env, timeoutMs: 60_000 })).stdout.trim().replace(/^v/, '');
@@ -50,7 +24,7 @@ async function versionOf(command: string, env: NodeJS.ProcessEnv): Promise<strin
 
 /** Runs clone, `npm ci` and `npm test` under one Node.js line; returns the lines of its summary. */
 async function runLine(line: string, commit: string): Promise<{ passed: boolean; summary: string[] }> {
-	const env = await newcomerEnvironment(line);
+	const env = await nodeReleaseEnvironment(line);
 	const node = await versionOf('node', env);
 	const npm = await versionOf('npm', env);
 	if (node !== RELEASES[line].node || npm !== RELEASES[line].npm) {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Every child still running; each is the leader of its own process group so its children go too. */
@@ -47,10 +49,17 @@ export interface RunOptions {
 	echo?: boolean;
 	/** Called with each chunk of the child's output (stdout and stderr) as it arrives. */
 	onOutput?: (chunk: string) => void;
+	/**
+	 * The child writes its stdout into this file instead of a pipe, read when it has ended: a
+	 * program that exits right after a large write (n8n execute) can lose its tail on a pipe.
+	 */
+	stdoutFile?: string;
 }
 
 export interface RunResult {
 	code: number | null;
+	/** The signal that ended the child, when one did (then `code` is null). */
+	signal: NodeJS.Signals | null;
 	stdout: string;
 	stderr: string;
 	timedOut: boolean;
@@ -76,15 +85,16 @@ export async function run(command: string, args: string[], options: RunOptions):
 		timedOut = true;
 		killGroup(child, 'SIGKILL');
 	}, options.timeoutMs);
-	const code = await new Promise<number | null>((resolve) => {
-		child.once('close', (exitCode) => resolve(exitCode));
+	const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+		child.once('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
 		child.once('error', (error) => {
 			stderr += String(error);
-			resolve(null);
+			resolve([null, null]);
 		});
 	});
 	clearTimeout(timer);
-	return { code, stdout, stderr, timedOut };
+	if (options.stdoutFile !== undefined) stdout = await readFile(options.stdoutFile, 'utf8');
+	return { code, signal, stdout, stderr, timedOut };
 }
 
 /** Like `run`, but throws with the command's output when it fails or times out. */
@@ -149,12 +159,14 @@ export async function waitUntilReady(what: string, server: BackgroundProcess, re
 }
 
 function spawnTracked(command: string, args: string[], options: Omit<RunOptions, 'timeoutMs'>): ChildProcess {
+	const stdoutFile = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, 'w');
 	const child = spawn(command, args, {
 		cwd: options.cwd,
 		env: options.env ?? process.env,
-		stdio: ['ignore', 'pipe', 'pipe'],
+		stdio: ['ignore', stdoutFile ?? 'pipe', 'pipe'],
 		detached: true,
 	});
+	if (stdoutFile !== undefined) closeSync(stdoutFile);
 	running.add(child);
 	child.once('close', () => running.delete(child));
 	return child;

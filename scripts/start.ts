@@ -14,12 +14,14 @@ import {
 	importCredentials,
 	importWorkflows,
 	installCommunityPackage,
-	installDir,
 	n8nEnvironment,
 	packProject,
 	projectRoot,
+	onN8nNode,
 	removeFolder,
+	selectedInstallDir,
 	startN8nServer,
+	useN8nVersionFrom,
 } from './n8n';
 import { editorPort, editorUrl, ensureOwner, optionValue, SANDBOX_OWNER, waitForEditor } from './editor';
 import { refuseTakenPort } from './portCheck';
@@ -34,7 +36,7 @@ const log = (line: string) => console.log(line);
  */
 function userFolderOption(argv: string[] = process.argv.slice(2)): string {
 	const given = optionValue(argv, 'user-folder') ?? process.env.N8N_USER_FOLDER;
-	return given === undefined || given === '' ? join(installDir, 'sandbox-user') : resolve(given);
+	return given === undefined || given === '' ? join(selectedInstallDir(), 'sandbox-user') : resolve(given);
 }
 
 async function main(): Promise<void> {
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
 	installExitHooks(shutdown);
 
 	log('Packing the package and installing it into n8n as a community package ...');
-	const scratch = join(installDir, 'pack');
+	const scratch = join(selectedInstallDir(), 'pack');
 	await removeFolder(scratch);
 	const tarball = await packProject(scratch);
 	await installCommunityPackage(userFolder, tarball);
@@ -89,8 +91,11 @@ n8n with n8n-nodes-mailing-platform is running.
 Press Ctrl-C to stop n8n and the sandbox.`);
 }
 
-main().catch((error) => {
-	console.error(error instanceof Error ? error.message : error);
-	stopAllChildren('SIGKILL');
-	process.exit(1);
+useN8nVersionFrom(process.argv.slice(2));
+onN8nNode(() => {
+	main().catch((error) => {
+		console.error(error instanceof Error ? error.message : error);
+		stopAllChildren('SIGKILL');
+		process.exit(1);
+	});
 });

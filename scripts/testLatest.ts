@@ -1,25 +1,23 @@
 /**
  * The jest suite against the newest n8n-workflow and n8n-core on the registry, which need
- * Node.js 24. Installs Node.js 24 from the registry's `node` package and the newest two packages
- * into .latest/ (ignored by git, reused until a newer release appears), then runs jest under
- * Node.js 24 with both names resolved to those copies. The code still compiles against the
+ * Node.js 24. Installs Node.js 24 as every script does (toolInstall.ts) and the newest two
+ * packages into .latest/ (ignored by git, reused until a newer release appears), then runs jest
+ * under Node.js 24 with both names resolved to those copies. The code still compiles against the
  * pinned dev copies in package.json: the package is built against one release and runs in many.
  *
  * Usage: npm run test:latest [-- jest arguments]
  */
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 
-import { projectRoot, toolsDir } from './n8n';
 import { installExitHooks, run, runOrThrow } from './processes';
-import { ensureInstalled } from './toolInstall';
+import { ensureInstalled, nodeBinOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
 
-const NODE_MAJOR = '24';
+const NODE_LINE = '24';
 const latestDir = join(toolsDir, '.latest');
-const nodeDir = join(latestDir, 'node');
 const packagesDir = join(latestDir, 'n8n');
-const nodeBin = join(nodeDir, 'node_modules', '.bin', 'node');
+const nodeBin = nodeBinOf(NODE_LINE);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-/** The name of both install folders' package.json, kept so that installs already cached stay valid. */
+/** The name of the install folder's package.json, kept so that installs already cached stay valid. */
 const LATEST = 'latest-dependencies';
 
 async function newestVersion(name: string): Promise<string> {
@@ -28,9 +26,8 @@ async function newestVersion(name: string): Promise<string> {
 }
 
 async function main(): Promise<number> {
-	await ensureInstalled(nodeDir, LATEST, { node: NODE_MAJOR });
 	// Under Node.js 24, native dependencies (isolated-vm) pick their prebuilt binaries for it.
-	const env = { ...process.env, PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}` };
+	const env = await nodeReleaseEnvironment(NODE_LINE);
 	const versions = { 'n8n-core': await newestVersion('n8n-core'), 'n8n-workflow': await newestVersion('n8n-workflow') };
 	await ensureInstalled(packagesDir, LATEST, versions, env);
 

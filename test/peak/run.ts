@@ -1,5 +1,5 @@
 /**
- * `npm run test:peak`: orders arriving together at a real n8n 2.8.4 in regular mode (SQLite),
+ * `npm run test:peak`: orders arriving together at a real n8n (2.8.4 unless --n8n names another) in regular mode (SQLite),
  * Webhook (Respond: Immediately) -> Transaction › Create with the order id as Deduplication Key,
  * against the service double. Scenarios (a) to (d) of issue 24 each run on a fresh keyed
  * workflow, then (or first, alternating) on the same workflow without the key, which doubles
@@ -9,7 +9,8 @@
  * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
  * more than 1.25 times as much.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [--keep]   (letters pick scenarios; --keep leaves the n8n folder)
+ * Usage: node .build-test/test/peak/run.js [a b c d] [--n8n=VERSION] [--keep]
+ * (letters pick scenarios; --n8n another release scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,11 +24,13 @@ import {
 	importWorkflows,
 	installCommunityPackage,
 	makeUserFolder,
-	N8N_VERSION,
 	n8nEnvironment,
+	onN8nNode,
 	packProject,
 	removeFolder,
+	selectedN8nVersion,
 	startN8nServer,
+	useN8nVersionFrom,
 } from '../../scripts/n8n';
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
@@ -77,6 +80,7 @@ function groupOf(server: BackgroundProcess): number {
 }
 
 async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: ScenarioFigures[]; commonFlow: CommonFlowFigures }> {
+	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
 	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
@@ -110,7 +114,7 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: Sc
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
 		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow), ...commonFlowRuns]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
-		log(`Importing ${runs.length + 1 + commonFlowRuns.length} workflows, starting n8n ${N8N_VERSION} (regular mode, SQLite) and publishing them ...`);
+		log(`Importing ${runs.length + 1 + commonFlowRuns.length} workflows, starting n8n ${selectedN8nVersion()} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
 		const server = startN8nServer(env);
 		started.push(server);
@@ -140,7 +144,7 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: Sc
 function report(results: ScenarioFigures[]): { passed: boolean; trusted: boolean } {
 	const keyed = results.filter((figures) => figures.variant === 'keyed');
 	const plain = results.filter((figures) => figures.variant === 'plain');
-	log(`Figures (n8n ${N8N_VERSION}, regular mode, SQLite; webhook times are the shop's POSTs, Respond: Immediately):`);
+	log(`Figures (n8n ${selectedN8nVersion()}, regular mode, SQLite; webhook times are the shop's POSTs, Respond: Immediately):`);
 	for (const figures of keyed) {
 		const without = plain.find((candidate) => candidate.letter === figures.letter);
 		log(scenarioHeading(figures));
@@ -156,7 +160,7 @@ function report(results: ScenarioFigures[]): { passed: boolean; trusted: boolean
 	return { passed: failing.length === 0, trusted: untrusted.length === 0 };
 }
 
-if (require.main === module) {
+function runHere(): void {
 	const watchdog = setTimeout(() => {
 		console.error(`The peak-load run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
 		stopAllChildren('SIGKILL');
@@ -183,4 +187,9 @@ if (require.main === module) {
 			process.exit(1);
 		},
 	);
+}
+
+if (require.main === module) {
+	useN8nVersionFrom(process.argv.slice(2));
+	onN8nNode(runHere);
 }

@@ -3,9 +3,11 @@
  * run on fresh workflows: (s), (a), (b) and (d) with the order id as Deduplication Key, whose
  * history is one row in Postgres that every execution reads and writes whole; (a), (b) and (d)
  * on the strict arrangement of examples/, a Redis counter in front of Create.
- * Asserted: the key's promise, an order delivered again after its first execution ended is
- * sent once (s); with the key no order is lost and no execution fails; the strict arrangement
- * sends every order exactly once. Measured: orders the key sent twice.
+ * Asserted, as the README promises in queue mode: an order delivered again after its first
+ * execution ended is sent once (s); with the key no execution fails and no order is lost where
+ * nothing was refused (a, b); the strict arrangement sends every order exactly once. Measured,
+ * not asserted: the limits the README names, orders the key sent twice and refused orders lost
+ * in (d) when another worker's stale write brought their released key back.
  */
 import type { CredentialToImport } from '../../scripts/n8n';
 import type { ServiceDouble } from '../double/server';
@@ -66,12 +68,24 @@ export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], on
 	for (const { scenario, variant, workflow } of runs) onFigures(await runScenario(environment, scenario, variant, workflow));
 }
 
+/** With the key on two workers, a refused order can be lost only where the service refused some: (d). */
+const lossIsTheNamedLimit = (figures: ScenarioFigures) => figures.letter === refusedThenHealthy.letter;
+
 /** What the check promises; returns what broke it, empty when nothing did. */
 export function peakFailures(runs: ScenarioFigures[]): string[] {
 	return runs
 		.filter((figures) => {
 			if (figures.variant === 'strict' || figures.letter === oneAfterTheOther.letter) return !sentEachOnce(figures);
-			return figures.lost > 0 || figures.failed > 0 || figures.missing > 0 || figures.webhookProblems > 0;
+			const lost = lossIsTheNamedLimit(figures) ? 0 : figures.lost;
+			return lost > 0 || figures.failed > 0 || figures.missing > 0 || figures.webhookProblems > 0;
 		})
 		.map(({ letter, variant, doubled, lost, failed }) => `(${letter}) ${variant}: doubled ${doubled}, lost ${lost}, failed executions ${failed}`);
+}
+
+/** The README's named limits of the key across workers, as this run measured them: printed, not asserted. */
+export function keyLimitsMeasured(runs: ScenarioFigures[]): string {
+	const keyed = runs.filter((figures) => figures.variant === 'keyed' && figures.letter !== oneAfterTheOther.letter);
+	const doubled = keyed.map((figures) => `(${figures.letter}) ${figures.doubled} of ${figures.orders}`).join(', ');
+	const lost = keyed.filter(lossIsTheNamedLimit).map((figures) => `(${figures.letter}) ${figures.lost} of ${figures.orders}`).join(', ');
+	return `the key's limits across two workers (README, Sending Safely), measured in this run, not asserted: sent twice ${doubled}; refused orders lost to a released key brought back ${lost}`;
 }

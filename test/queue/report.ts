@@ -2,6 +2,7 @@ import type { ScenarioFigures } from '../peak/judge';
 import { describeRun, scenarioHeading } from '../peak/report';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
+import { keyLimitsMeasured } from './peakScenarios';
 import type { TriggerFigures } from './trigger';
 
 export interface Figures {
@@ -74,6 +75,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 		if (figures.peak[index - 1]?.letter !== run.letter) lines.push(scenarioHeading(run));
 		lines.push(...describeRun(run));
 	});
+	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

@@ -5,7 +5,8 @@
  * and two workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
- * Usage: node .build-test/test/queue/run.js [--keep]   (--keep leaves the temporary folder)
+ * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep]
+ * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -18,9 +19,11 @@ import {
 	importWorkflows,
 	installCommunityPackage,
 	makeUserFolder,
-	N8N_VERSION,
+	onN8nNode,
 	packProject,
 	removeFolder,
+	selectedN8nVersion,
+	useN8nVersionFrom,
 } from '../../scripts/n8n';
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
@@ -51,9 +54,11 @@ const started: BackgroundProcess[] = [];
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
-const figures: Figures = { n8nVersion: N8N_VERSION, cores: cpus().length, orders: [], peak: [] };
+const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], peak: [] };
 
 async function main(keep: boolean): Promise<void> {
+	figures.n8nVersion = selectedN8nVersion();
+	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
 	await ensureServicesInstalled(log);
 	await ensureN8nInstalled(log);
 	const scratch = await makeUserFolder('n8n-queue-');
@@ -173,7 +178,7 @@ async function runAndCheckLeftovers(keep: boolean): Promise<void> {
 	if (left.length > 0) throw new Error('the run left processes behind');
 }
 
-if (require.main === module) {
+function runHere(): void {
 	const watchdog = setTimeout(() => {
 		console.error(`The queue-mode run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
 		stopAllChildren('SIGKILL');
@@ -194,4 +199,9 @@ if (require.main === module) {
 			process.exit(1);
 		},
 	);
+}
+
+if (require.main === module) {
+	useN8nVersionFrom(process.argv.slice(2));
+	onN8nNode(runHere);
 }
