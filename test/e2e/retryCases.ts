@@ -35,11 +35,18 @@ function assertTried(run: NodeRun, tries: number): void {
 	assert.ok((run.executionTime ?? 0) >= waits * 1000, `n8n tried the node ${tries} times: ${waits} waits of 1 s, but the run took ${run.executionTime} ms`);
 }
 
-/** The hint the node adds to the output panel when Retry On Fail is on. */
-function assertRetryHint(run: NodeRun, saying: string): void {
-	const hints = (run.hints ?? []).map((hint) => hint.message ?? '');
+/**
+ * The run data of an execution that succeeded after n8n tried `nodeName` `tries` times, whose
+ * output panel shows the node's Retry On Fail hint, starting with `hint`.
+ */
+function succeededAfterTries(result: ExecutionResult, nodeName: string, tries: number, hint: string): RunData {
+	const runData = succeeded(result);
+	const run = nodeRun(runData, nodeName);
+	assertTried(run, tries);
+	const hints = (run.hints ?? []).map((shown) => shown.message ?? '');
 	assert.equal(hints.length, 1, `one hint in the output panel, found ${JSON.stringify(hints)}`);
-	assert.ok(hints[0].startsWith(saying), `the hint says "${saying} ...", found "${hints[0]}"`);
+	assert.ok(hints[0].startsWith(hint), `the hint says "${hint} ...", found "${hints[0]}"`);
+	return runData;
 }
 
 /** The order ids the service queued, in order, of the orders whose id starts with `prefix`. */
@@ -47,11 +54,15 @@ function queuedOrders(double: ServiceDouble, prefix: string): Array<string | und
 	return double.transactions.queuedOrderIds().filter((id) => id?.startsWith(prefix));
 }
 
-const orderIds = (prefix: string, indexes: number[]) => indexes.map((index) => `${prefix}${index}`);
-
-/** The statuses of the execution's POST transactions: one number per request the service received. */
+/** The statuses of the execution's POST transactions, one per request the service received (-1: connection dropped). */
 function transactionStatuses(execution: ExecutionResult): number[] {
 	return execution.requests.filter((request) => request.rawPath.startsWith('transactions')).map((request) => request.status);
+}
+
+/** The execution sent its orders in one POST, which the re-runs did not send again, and the service queued the orders `queued`, once each. */
+function assertPostedOnce(execution: ExecutionResult, double: ServiceDouble, status: number, prefix: string, queued: number[]): void {
+	assert.deepEqual(transactionStatuses(execution), [status], 'one POST, not sent again by the re-runs');
+	assert.deepEqual(queuedOrders(double, prefix), queued.map((index) => `${prefix}${index}`));
 }
 
 /**
@@ -73,27 +84,21 @@ export const retryCases: E2eCase[] = [
 		name: 'retry on fail: Create with the error output, the first order not queued: each order posted once, the other four read queued',
 		workflow: 'test/e2e/workflows/retryCreateErrorOutput.json',
 		check(result) {
-			const runData = succeeded(result);
-			assertTried(nodeRun(runData, SEND), 3);
-			assert.deepEqual(transactionStatuses(result), [200], 'one POST, not sent again by the re-runs');
-			assert.deepEqual(queuedOrders(result.double, 'RETRY-OUT-'), orderIds('RETRY-OUT-', [1, 2, 3, 4]));
+			const runData = succeededAfterTries(result, SEND, 3, CREATE_HINT);
+			assertPostedOnce(result, result.double, 200, 'RETRY-OUT-', [1, 2, 3, 4]);
 			assert.deepEqual(queuedAndSkipped(outputOf(runData, SEND)), Array(4).fill([true, false]));
 			assert.deepEqual(errorOutput(runData), [{ error: NOT_QUEUED, message: 'No valid contact identification provided for transaction.', order: 'RETRY-OUT-0' }]);
-			assertRetryHint(nodeRun(runData, SEND), CREATE_HINT);
 		},
 	},
 	{
 		name: 'retry on fail: Create with Continue, the first item refused before sending: the others posted once and read queued',
 		workflow: 'test/e2e/workflows/retryCreateContinue.json',
 		check(result) {
-			const runData = succeeded(result);
-			assertTried(nodeRun(runData, SEND), 3);
-			assert.deepEqual(transactionStatuses(result), [200], 'one POST, not sent again by the re-runs');
-			assert.deepEqual(queuedOrders(result.double, 'RETRY-CONT-'), orderIds('RETRY-CONT-', [1, 2, 3, 4]));
+			const runData = succeededAfterTries(result, SEND, 3, CREATE_HINT);
+			assertPostedOnce(result, result.double, 200, 'RETRY-CONT-', [1, 2, 3, 4]);
 			const [refused, ...others] = outputOf(runData, SEND);
 			assert.match(String(refused.error), /"content" must be a JSON object/);
 			assert.deepEqual(queuedAndSkipped(others), Array(4).fill([true, false]));
-			assertRetryHint(nodeRun(runData, SEND), CREATE_HINT);
 		},
 	},
 	{
@@ -104,8 +109,7 @@ export const retryCases: E2eCase[] = [
 			const error = nodeError(result, SEND);
 			assert.match(error.message ?? '', /outcome is unknown/);
 			assertTried(nodeRun(result.runData, SEND), 3);
-			assert.deepEqual(transactionStatuses(result), [-1], 'one POST, its connection dropped, not sent again by the re-runs');
-			assert.deepEqual(queuedOrders(result.double, 'RETRY-LOST-'), orderIds('RETRY-LOST-', [0, 1, 2]));
+			assertPostedOnce(result, result.double, -1, 'RETRY-LOST-', [0, 1, 2]);
 			assert.deepEqual(outputOf(result.runData ?? {}, SEND), [], 'no output items');
 		},
 	},
@@ -117,15 +121,14 @@ export const retryCases: E2eCase[] = [
 			{ prepare: (double) => double.faults.notQueuedOrders.delete('RETRY-KEY-0') },
 		],
 		check({ executions: [first, next], double }) {
-			const runData = succeeded(first);
-			assertTried(nodeRun(runData, SEND), 3);
+			const runData = succeededAfterTries(first, SEND, 3, CREATE_HINT);
 			assert.deepEqual(transactionStatuses(first), [200], 'one POST, not sent again by the re-runs');
 			assert.deepEqual(queuedAndSkipped(outputOf(runData, SEND)), Array(4).fill([true, false]), 'the four read queued, none skipped');
-			assert.deepEqual(errorOutput(runData), [{ error: NOT_QUEUED, message: 'The transaction could not be queued now. Its Deduplication Key is not kept, so a re-run sends it.', order: 'RETRY-KEY-0' }]);
-			assertRetryHint(nodeRun(runData, SEND), CREATE_HINT);
+			const message = 'The transaction could not be queued now. Its Deduplication Key is not kept, so a re-run sends it.';
+			assert.deepEqual(errorOutput(runData), [{ error: NOT_QUEUED, message, order: 'RETRY-KEY-0' }]);
 
 			assert.deepEqual(queuedAndSkipped(outputOf(succeeded(next), SEND)), [[true, false], ...Array(4).fill([false, true])], 'the next execution sends only the first');
-			assert.deepEqual(queuedOrders(double, 'RETRY-KEY-'), orderIds('RETRY-KEY-', [1, 2, 3, 4, 0]));
+			assert.deepEqual(queuedOrders(double, 'RETRY-KEY-'), ['RETRY-KEY-1', 'RETRY-KEY-2', 'RETRY-KEY-3', 'RETRY-KEY-4', 'RETRY-KEY-0']);
 		},
 	},
 	{
@@ -133,20 +136,17 @@ export const retryCases: E2eCase[] = [
 		workflow: 'test/e2e/workflows/retryCreateUnavailable.json',
 		executions: [{ prepare: (double) => double.faults.failNext(RETRY.attempts, 503, { retryAfter: '0', match: 'transactions' }) }],
 		check(result) {
-			const runData = succeeded(result);
-			assertTried(nodeRun(runData, SEND), 2);
+			const runData = succeededAfterTries(result, SEND, 2, CREATE_HINT);
 			assert.deepEqual(transactionStatuses(result), [...Array(RETRY.attempts).fill(503), 200]);
-			assert.deepEqual(queuedOrders(result.double, 'RETRY-503-'), orderIds('RETRY-503-', [0, 1]));
+			assert.deepEqual(queuedOrders(result.double, 'RETRY-503-'), ['RETRY-503-0', 'RETRY-503-1']);
 			assert.deepEqual(queuedAndSkipped(outputOf(runData, SEND)), Array(2).fill([true, false]));
-			assertRetryHint(nodeRun(runData, SEND), CREATE_HINT);
 		},
 	},
 	{
 		name: 'retry on fail: Start Message Size Check after a missing mailing: the check is started once, its item reads started',
 		workflow: 'test/e2e/workflows/retryCheckStart.json',
 		check(result) {
-			const runData = succeeded(result);
-			assertTried(nodeRun(runData, 'Start Check'), 3);
+			const runData = succeededAfterTries(result, 'Start Check', 3, 'Retry On Fail repeats only the check starts the service did not take');
 			assert.deepEqual(
 				result.requests.map((request) => `${request.method} ${request.rawPath} ${request.status}`),
 				['POST mailings/4242/checks/messagesize 404', `POST mailings/${MAILINGS.withoutResult}/checks/messagesize 200`],
@@ -155,15 +155,13 @@ export const retryCases: E2eCase[] = [
 			assert.equal(rest.length, 0, 'one output item per input item');
 			assert.equal(missing.error, 'Mailing with id 4242 not found.');
 			assert.deepEqual(started, { mailingId: MAILINGS.withoutResult, check: 'messageSize', started: true });
-			assertRetryHint(nodeRun(runData, 'Start Check'), 'Retry On Fail repeats only the check starts the service did not take');
 		},
 	},
 	{
 		name: 'retry on fail: Rename after a failing rename: the field is renamed once, its item reads renamed',
 		workflow: 'test/e2e/workflows/retryRename.json',
 		check(result) {
-			const runData = succeeded(result);
-			assertTried(nodeRun(runData, 'Rename Field'), 3);
+			const runData = succeededAfterTries(result, 'Rename Field', 3, 'Retry On Fail repeats only the renames the service did not take');
 			assert.deepEqual(
 				result.requests.map((request) => `${request.method} ${request.rawPath} ${request.status}`),
 				['PUT contacts/fields/custom/no%20such%20field/anything 404', 'PUT contacts/fields/custom/shoe%20size/shoe%20size%20eu 204'],
@@ -173,7 +171,6 @@ export const retryCases: E2eCase[] = [
 			assert.equal(missing.error, "Custom field 'no such field' does not exist.");
 			assert.deepEqual(renamed, { renamed: true, oldName: 'shoe size', newName: 'shoe size eu' });
 			assert.ok(result.double.contactFields.customFields.has('shoe size eu'));
-			assertRetryHint(nodeRun(runData, 'Rename Field'), 'Retry On Fail repeats only the renames the service did not take');
 		},
 	},
 ];
