@@ -4,6 +4,7 @@ import type { RecordedRequest, ServiceDouble } from '../double/server';
 import type { ProcessedDataRow } from './processedData';
 import type { RunData, StandIn, WorkflowFile } from './workflowFile';
 import { nodeError, sendOptions, succeeded } from './checks';
+import { retryCases } from './retryCases';
 import { safeSendingCases } from './safeSendingCases';
 import { outputOf } from './workflowFile';
 
@@ -186,4 +187,5 @@ export const cases: E2eCase[] = [
 		},
 	},
 	...safeSendingCases,
+	...retryCases,
 ];
