@@ -112,9 +112,9 @@ describe('what Create says of sending again after an execution that failed or ne
 		const result = await runNode({ credentials: credentials(), parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } }, items: [order(0, 600), order(1, 600)] });
 
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
-		expect(result.error?.message).toContain('(items 1 to 1, 1 transactions)');
+		expect(result.error?.message).toContain('(item 1)');
 		expect(result.error?.description).toContain(
-			'1 item of an earlier request was already queued (items 0 to 0): retrying this execution, or running the same input again, sends it again. Set a Deduplication Key to prevent that.',
+			'1 item of an earlier request was already queued (item 0): retrying this execution, or running the same input again, sends it again. Set a Deduplication Key to prevent that.',
 		);
 		expect(JSON.stringify(result.error)).not.toContain(double().apiKey);
 	});

@@ -49,7 +49,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 	it('sends in the next execution an order whose first send stayed unavailable (503), and says so', async () => {
 		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
 		const failed = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], onError: 'continueRegularOutput' });
-		expect(failed.main[0].error).toContain('(items 0 to 0, 1 transactions)');
+		expect(failed.main[0].error).toContain('(item 0)');
 		expect(failed.main[0].message).toContain('Its Deduplication Key is not kept, so a re-run sends it.');
 		expect(processedData.remembers('A-0')).toBe(false);
 
@@ -88,7 +88,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const result = await runNode({ credentials: credentials(), parameters: keyed({ ignoreInvalidTransactions: false }), items: [{ ...order(0), contact: { external_id: 'C-404' } }] });
 
 		expect(result.error?.httpCode).toBe('400');
-		expect(result.error?.message).toContain('(items 0 to 0, 1 transactions)');
+		expect(result.error?.message).toContain('(item 0)');
 		expect(result.error?.description).toContain(
 			'Its Deduplication Key "A-0" could not be released (connection to the database was lost), so a re-run skips this item; to send it anyway, run it once with another key, e.g. "A-0-again".',
 		);

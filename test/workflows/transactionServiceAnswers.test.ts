@@ -43,7 +43,7 @@ describe('transaction › create in a workflow: service answers and failures', (
 	it.each([
 		['<html/>', 'the answer is not JSON'],
 		['{"result":[]}', 'the answer has no "reports" or "report" list'],
-		['{"reports":[{"queued":true}]}', 'the answer has 1 report entries for 2 transactions sent'],
+		['{"reports":[{"queued":true}]}', 'the answer has 1 report entry for 2 transactions sent'],
 		['{"reports":[{"queued":true},{"queued":"yes"}]}', 'report entry 2 has no readable "queued" value'],
 	])('does not guess from an unreadable report (%s): both items fail, their outcome unknown', async (body, problem) => {
 		double().faults.failNext(1, 200, { body, contentType: 'application/json', match: 'transactions' });
@@ -128,7 +128,7 @@ describe('transaction › create in a workflow: service answers and failures', (
 			onError: 'continueRegularOutput',
 		});
 
-		expect(result.main[0].error).toContain('(items 0 to 0, 1 transactions)');
+		expect(result.main[0].error).toContain('(item 0)');
 		expect(result.main[0].message).toContain('No item of an earlier request was queued.');
 		expect(result.main[1]).toMatchObject({ queued: true });
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemResult, NodeError } from '../../helpers/itemResults';
 import { itemError, paired } from '../../helpers/itemResults';
-import { thousands } from '../../helpers/numbers';
+import { counted, thousands } from '../../helpers/numbers';
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 
@@ -87,12 +87,18 @@ function queuedBefore(outcomes: readonly Outcome[], itemIndex: number): { count:
 	return queued;
 }
 
+const itemRange = (first: number, last: number) => (first === last ? `item ${thousands(first)}` : `items ${thousands(first)} to ${thousands(last)}`);
+
+/** The items a request carried, e.g. "items 0 to 4, 5 transactions" or "item 3". */
+const carried = (itemIndexes: readonly number[]) =>
+	itemIndexes.length === 1 ? itemRange(itemIndexes[0], itemIndexes[0]) : `${itemRange(itemIndexes[0], itemIndexes[itemIndexes.length - 1])}, ${counted(itemIndexes.length, 'transaction', 'transactions')}`;
+
 /** What to say of a request that failed as a whole: which items it carried, what was queued before it, and what a retry does. */
 function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'failed' }, outcomes: readonly Outcome[], keyed: boolean): ServiceError {
 	const { error, itemIndexes } = outcome;
 	const queued = queuedBefore(outcomes, itemIndexes[0]);
-	const [were, them] = queued.count === 1 ? ['item of an earlier request was', 'it'] : ['items of earlier requests were', 'them'];
-	const earlier = `${thousands(queued.count)} ${were} already queued (items ${thousands(queued.first)} to ${thousands(queued.last)})`;
+	const them = queued.count === 1 ? 'it' : 'them';
+	const earlier = `${counted(queued.count, 'item of an earlier request was', 'items of earlier requests were')} already queued (${itemRange(queued.first, queued.last)})`;
 	const retry =
 		queued.count === 0
 			? 'No item of an earlier request was queued.'
@@ -102,7 +108,7 @@ function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'fa
 	return serviceError(
 		context,
 		{
-			message: `${error.message} (items ${thousands(itemIndexes[0])} to ${thousands(itemIndexes[itemIndexes.length - 1])}, ${thousands(itemIndexes.length)} transactions)`,
+			message: `${error.message} (${carried(itemIndexes)})`,
 			description: joined(error.description, retry),
 			httpCode: error.httpCode ?? undefined,
 			outcomeUnknown: error.outcomeUnknown,

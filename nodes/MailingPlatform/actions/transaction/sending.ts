@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { thousands } from '../../helpers/numbers';
+import { counted, thousands } from '../../helpers/numbers';
 import { InputProblem, isPlainObject } from '../../helpers/values';
 import type { ServiceResponse } from '../../transport';
 import { apiRequest } from '../../transport';
@@ -53,7 +53,7 @@ function queueReports(context: IExecuteFunctions, response: ServiceResponse, ite
 	const wrapper = isPlainObject(parsed) ? parsed : {};
 	const list: unknown = Array.isArray(wrapper.reports) ? wrapper.reports : wrapper.report;
 	if (!Array.isArray(list)) throw unreadable('the answer has no "reports" or "report" list');
-	if (list.length !== itemIndexes.length) throw unreadable(`the answer has ${list.length} report entries for ${itemIndexes.length} transactions sent`);
+	if (list.length !== itemIndexes.length) throw unreadable(`the answer has ${counted(list.length, 'report entry', 'report entries')} for ${counted(itemIndexes.length, 'transaction', 'transactions')} sent`);
 	for (const [index, entry] of list.entries()) {
 		const queued = isPlainObject(entry) ? readQueued(entry.queued) : undefined;
 		if (!isPlainObject(entry) || queued === undefined) throw unreadable(`report entry ${index + 1} has no readable "queued" value`);
@@ -113,7 +113,7 @@ export function transactionPoster(context: IExecuteFunctions, ignoreInvalid: boo
 
 function refusedOutcome({ start, refusal }: Refusal, order: readonly number[], queuedBefore: number): Outcome {
 	// Bodies go out as they are packed, so earlier items may be queued already when this one is found.
-	const earlier = queuedBefore === 0 ? '' : ` ${thousands(queuedBefore)} items of earlier requests were already queued.`;
+	const earlier = queuedBefore === 0 ? '' : ` ${counted(queuedBefore, 'item of an earlier request was', 'items of earlier requests were')} already queued.`;
 	return { kind: 'refused', itemIndexes: [order[start]], problem: new InputProblem(refusal.problem, refusal.hint + earlier) };
 }
 
