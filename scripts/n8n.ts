@@ -15,7 +15,6 @@ export {
 	onN8nNode,
 	selectedInstallDir,
 	selectedN8nVersion,
-	useN8nVersionFrom,
 } from './n8nRelease';
 
 /** A fixed key, so credentials imported by one command can be read by the next. Test value only. */

@@ -76,12 +76,6 @@ function useN8nVersion(version: string): void {
 	selectedVersion = version;
 }
 
-/** Chooses the release named by `--n8n=VERSION` in `args` (N8N_VERSION without it) and returns it. */
-export function useN8nVersionFrom(args: string[]): string {
-	useN8nVersion(args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? N8N_VERSION);
-	return selectedVersion;
-}
-
 export function selectedN8nVersion(): string {
 	return selectedVersion;
 }
@@ -184,8 +178,13 @@ async function runOnN8nNode(): Promise<number | undefined> {
 	return (await child) ?? 1;
 }
 
-/** Calls `here` when this process runs on the Node.js line the chosen release needs; else runs the script again on it and exits as that run does. */
-export function onN8nNode(here: () => void): void {
+/**
+ * Chooses the release named by `--n8n=VERSION` in `args` (N8N_VERSION without it), then calls
+ * `here` when this process runs on the Node.js line it needs; else runs the script again on that
+ * line and exits as that run does.
+ */
+export function onN8nNode(args: readonly string[], here: () => void): void {
+	useN8nVersion(args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? N8N_VERSION);
 	runOnN8nNode().then(
 		(code) => (code === undefined ? here() : process.exit(code)),
 		(error) => {

@@ -21,7 +21,6 @@ import {
 	removeFolder,
 	selectedInstallDir,
 	startN8nServer,
-	useN8nVersionFrom,
 } from './n8n';
 import { editorPort, editorUrl, ensureOwner, optionValue, SANDBOX_OWNER, waitForEditor } from './editor';
 import { refuseTakenPort } from './portCheck';
@@ -91,8 +90,7 @@ n8n with n8n-nodes-mailing-platform is running.
 Press Ctrl-C to stop n8n and the sandbox.`);
 }
 
-useN8nVersionFrom(process.argv.slice(2));
-onN8nNode(() => {
+onN8nNode(process.argv.slice(2), () => {
 	main().catch((error) => {
 		console.error(error instanceof Error ? error.message : error);
 		stopAllChildren('SIGKILL');

@@ -23,7 +23,6 @@ import {
 	removeFolder,
 	onN8nNode,
 	selectedN8nVersion,
-	useN8nVersionFrom,
 } from '../../scripts/n8n';
 import { installExitHooks, type RunResult, stopAllChildren, tail } from '../../scripts/processes';
 import { sandboxCredential, startSandbox } from '../../scripts/sandbox';
@@ -174,6 +173,5 @@ function runHere(): void {
 }
 
 if (require.main === module) {
-	useN8nVersionFrom(process.argv.slice(2));
-	onN8nNode(runHere);
+	onN8nNode(process.argv.slice(2), runHere);
 }

@@ -30,7 +30,6 @@ import {
 	removeFolder,
 	selectedN8nVersion,
 	startN8nServer,
-	useN8nVersionFrom,
 } from '../../scripts/n8n';
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
@@ -190,6 +189,5 @@ function runHere(): void {
 }
 
 if (require.main === module) {
-	useN8nVersionFrom(process.argv.slice(2));
-	onN8nNode(runHere);
+	onN8nNode(process.argv.slice(2), runHere);
 }

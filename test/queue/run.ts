@@ -23,7 +23,6 @@ import {
 	packProject,
 	removeFolder,
 	selectedN8nVersion,
-	useN8nVersionFrom,
 } from '../../scripts/n8n';
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
@@ -202,6 +201,5 @@ function runHere(): void {
 }
 
 if (require.main === module) {
-	useN8nVersionFrom(process.argv.slice(2));
-	onN8nNode(runHere);
+	onN8nNode(process.argv.slice(2), runHere);
 }
