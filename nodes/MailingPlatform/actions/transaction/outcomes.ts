@@ -87,18 +87,23 @@ function queuedBefore(outcomes: readonly Outcome[], itemIndex: number): { count:
 	return queued;
 }
 
+/** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
+export const alreadyQueued = (count: number) => `${counted(count, 'item of an earlier request was', 'items of earlier requests were')} already queued`;
+
 const itemRange = (first: number, last: number) => (first === last ? `item ${thousands(first)}` : `items ${thousands(first)} to ${thousands(last)}`);
 
 /** The items a request carried, e.g. "items 0 to 4, 5 transactions" or "item 3". */
-const carried = (itemIndexes: readonly number[]) =>
-	itemIndexes.length === 1 ? itemRange(itemIndexes[0], itemIndexes[0]) : `${itemRange(itemIndexes[0], itemIndexes[itemIndexes.length - 1])}, ${counted(itemIndexes.length, 'transaction', 'transactions')}`;
+function carried(itemIndexes: readonly number[]): string {
+	const range = itemRange(itemIndexes[0], itemIndexes[itemIndexes.length - 1]);
+	return itemIndexes.length === 1 ? range : `${range}, ${counted(itemIndexes.length, 'transaction', 'transactions')}`;
+}
 
 /** What to say of a request that failed as a whole: which items it carried, what was queued before it, and what a retry does. */
 function failureError(context: IExecuteFunctions, outcome: Outcome & { kind: 'failed' }, outcomes: readonly Outcome[], keyed: boolean): ServiceError {
 	const { error, itemIndexes } = outcome;
 	const queued = queuedBefore(outcomes, itemIndexes[0]);
 	const them = queued.count === 1 ? 'it' : 'them';
-	const earlier = `${counted(queued.count, 'item of an earlier request was', 'items of earlier requests were')} already queued (${itemRange(queued.first, queued.last)})`;
+	const earlier = `${alreadyQueued(queued.count)} (${itemRange(queued.first, queued.last)})`;
 	const retry =
 		queued.count === 0
 			? 'No item of an earlier request was queued.'

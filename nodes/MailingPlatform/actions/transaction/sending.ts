@@ -11,6 +11,7 @@ import type { ServiceResponse } from '../../transport';
 import { apiRequest } from '../../transport';
 import { serviceError, ServiceError } from '../../transport/errors';
 import type { Outcome, QueueReport } from './outcomes';
+import { alreadyQueued } from './outcomes';
 import type { Refusal } from './packing';
 import { packBodies } from './packing';
 
@@ -113,7 +114,7 @@ export function transactionPoster(context: IExecuteFunctions, ignoreInvalid: boo
 
 function refusedOutcome({ start, refusal }: Refusal, order: readonly number[], queuedBefore: number): Outcome {
 	// Bodies go out as they are packed, so earlier items may be queued already when this one is found.
-	const earlier = queuedBefore === 0 ? '' : ` ${counted(queuedBefore, 'item of an earlier request was', 'items of earlier requests were')} already queued.`;
+	const earlier = queuedBefore === 0 ? '' : ` ${alreadyQueued(queuedBefore)}.`;
 	return { kind: 'refused', itemIndexes: [order[start]], problem: new InputProblem(refusal.problem, refusal.hint + earlier) };
 }
 
