@@ -8,7 +8,8 @@ import type { Operation, Resource } from './actions/resource';
 import { report } from './actions/report/Report.resource';
 import { transaction } from './actions/transaction/Transaction.resource';
 import { PACKAGE_DESCRIPTION } from './description';
-import { forgetTriesAfter } from './helpers/itemResults';
+import { outputOf } from './helpers/itemResults';
+import { afterTry, recallTries } from './helpers/retryMemory';
 import { operationSubtitle } from './helpers/subtitle';
 import { getGenericOrderFields } from './methods/resourceMapping';
 
@@ -50,7 +51,10 @@ export class MailingPlatform implements INodeType {
 
 	methods = { resourceMapping: { getGenericOrderFields } };
 
-	/** Runs the chosen operation on all input items; how failures are handled is read once, here. */
+	/**
+	 * Runs the chosen operation on all input items, reads once how failures are handled, turns the
+	 * results into the output (or throws), and keeps what reached the service for n8n's next try.
+	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const resource = this.getNodeParameter('resource', 0) as string;
 		const operation = this.getNodeParameter('operation', 0) as string;
@@ -62,8 +66,11 @@ export class MailingPlatform implements INodeType {
 		}
 		if (selected.onRetry !== undefined && this.getNode().retryOnFail === true) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });
 		const policy = { continueOnFail: this.continueOnFail(), errorOutput: this.getNode().onError === 'continueErrorOutput' };
-		const output = await selected.execute.call(this, policy);
-		forgetTriesAfter(this, output);
-		return [output];
+		const { results, reached } = await selected.execute.call(this, policy, recallTries(this));
+		const output = outputOf(policy, results);
+		// n8n runs the node again when it throws, or when its first item has `json.error`.
+		afterTry(this, reached, 'failure' in output || output.items[0]?.json.error !== undefined);
+		if ('failure' in output) throw output.failure;
+		return [output.items];
 	}
 }

@@ -1,17 +1,18 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { FailurePolicy } from '../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../helpers/itemResults';
 
 /** One operation of a resource: its fields in the panel and what it makes of the input items. */
 export interface Operation {
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]>;
+	/** `earlier`: what earlier tries of this node run did at the service (see retryMemory.ts). */
+	execute(this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown): Promise<OperationResult>;
 	/** What n8n's Retry On Fail repeats of this operation and what it does not, shown when that setting is on. */
 	onRetry?: string;
 }
 
 /** How the Operation list shows one operation. */
-export interface OperationLabel {
+interface OperationLabel {
 	name: string;
 	description: string;
 	action: string;

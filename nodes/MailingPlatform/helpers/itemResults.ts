@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteData, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { ServiceError } from '../transport/errors';
@@ -10,7 +10,7 @@ type Paired = { pairedItem: { item: number } };
 
 /**
  * One output item of an input item, as operations make them; `outputItems` alone decides where it
- * goes. A plain one is the output item itself, so 100,000 of them cost no copy.
+ * goes. A plain one is the output item itself, not a copy of it.
  */
 export type ItemResult =
 	| ({ json: IDataObject } & Paired)
@@ -18,6 +18,12 @@ export type ItemResult =
 	| ({ json: IDataObject; declined: { message: string; description?: string } } & Paired)
 	/** A failure; `json` holds what the operation still knows of the item, for the regular output. */
 	| ({ error: NodeError; json?: IDataObject } & Paired);
+
+/** What an operation made of the input items, and what it did at the service, for n8n's next try (see retryMemory.ts). */
+export interface OperationResult {
+	results: ItemResult[];
+	reached?: unknown;
+}
 
 export const paired = (itemIndex: number) => ({ item: itemIndex });
 
@@ -48,41 +54,6 @@ function failedItemJson(policy: FailurePolicy, result: { error: NodeError; json?
 	return policy.errorOutput || result.json === undefined ? errorItemJson(result.error) : { ...result.json, ...errorItemJson(result.error) };
 }
 
-/*
- * n8n's Retry On Fail runs a node again, in the same execution and process with the same input
- * items, when it throws or when the first item of its first output has `json.error`, whatever
- * happened to the other items. What a try did at the service is kept for the next try of the
- * same node run, so that the re-run continues the work instead of sending it again.
- */
-
-/**
- * Keyed by the node run's execute data, which n8n hands to every try of the run: what is kept
- * is freed with it once the node has run, even when the execution is stopped between tries.
- */
-const earlierTries = new WeakMap<IExecuteData, { itemCount: number; state: unknown }>();
-
-const runOf = (context: IExecuteFunctions): IExecuteData | undefined => context.getExecuteData?.();
-
-/** What earlier tries of this node run kept, when n8n runs the node again on the same input. */
-export function recallTries<T>(context: IExecuteFunctions): T | undefined {
-	const run = runOf(context);
-	const kept = run === undefined ? undefined : earlierTries.get(run);
-	return kept !== undefined && kept.itemCount === context.getInputData().length ? (kept.state as T) : undefined;
-}
-
-/** Keeps what this try did at the service for the next try, when the node's Retry On Fail is on. */
-export function keepForRetry(context: IExecuteFunctions, state: unknown): void {
-	const run = runOf(context);
-	if (run === undefined || context.getNode().retryOnFail !== true) return;
-	earlierTries.set(run, { itemCount: context.getInputData().length, state });
-}
-
-/** Forgets what was kept once n8n will not run the node again after this output. */
-export function forgetTriesAfter(context: IExecuteFunctions, output: readonly INodeExecutionData[]): void {
-	const run = runOf(context);
-	if (run !== undefined && output[0]?.json.error === undefined) earlierTries.delete(run);
-}
-
 /** Whether a failure came from the service after it got the request: sending it again could do it twice. */
 function reachedService(error: unknown): boolean {
 	return error instanceof ServiceError && !error.notProcessed;
@@ -91,16 +62,15 @@ function reachedService(error: unknown): boolean {
 /**
  * Runs `operation` for every item in turn. A failure is that item's result; without continue-on-fail
  * nothing runs after it, since the node stops there. With `once`, the results of items whose
- * request reached the service are kept for n8n's Retry On Fail, and a re-run reuses them
- * instead of sending those requests again.
+ * request reached the service are what this try did (`reached`), and items an earlier try of this
+ * node run did (`earlier`) are not sent again.
  */
 async function eachItem(
 	context: IExecuteFunctions,
 	policy: FailurePolicy,
 	operation: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
-	once: boolean,
-): Promise<ItemResult[]> {
-	const earlier = once ? recallTries<ReadonlyMap<number, ItemResult[]>>(context) : undefined;
+	earlier: ReadonlyMap<number, ItemResult[]> | undefined,
+): Promise<OperationResult> {
 	const reached = new Map(earlier);
 	const results: ItemResult[] = [];
 	const count = context.getInputData().length;
@@ -119,37 +89,38 @@ async function eachItem(
 		for (const result of itemResults) results.push(result);
 		if (!policy.continueOnFail && itemResults.some((result) => 'error' in result)) break;
 	}
-	if (once) keepForRetry(context, reached);
-	return results;
+	return { results, reached };
 }
 
 /**
- * The node's output items, each paired with its input item. Without continue-on-fail the first
- * failure is thrown, as n8n expects; with it, failures and declined items become error items,
- * which n8n sends to the error output when the node has one.
+ * The node's output, each item paired with its input item: without continue-on-fail the first
+ * failure, which the node throws, as n8n expects; with it, failures and declined items become
+ * error items, which n8n sends to the error output when the node has one.
  */
-export function outputItems(policy: FailurePolicy, results: readonly ItemResult[]): INodeExecutionData[] {
+export function outputOf(policy: FailurePolicy, results: readonly ItemResult[]): { items: INodeExecutionData[] } | { failure: NodeError } {
 	if (!policy.continueOnFail) {
 		const failed = results.find((result) => 'error' in result);
-		if (failed !== undefined && 'error' in failed) throw failed.error;
+		if (failed !== undefined && 'error' in failed) return { failure: failed.error };
 	}
-	return results.map((result) => {
+	const items = results.map((result) => {
 		if ('error' in result) return { json: failedItemJson(policy, result), pairedItem: result.pairedItem };
 		if ('declined' in result && policy.errorOutput) return { json: errorItemJson(result.declined), pairedItem: result.pairedItem };
 		return 'declined' in result ? { json: result.json, pairedItem: result.pairedItem } : result;
 	});
+	return { items };
 }
 
 /**
- * The output of an operation that handles one item at a time. `once`: the operation acts on the
- * service (a check started, a field renamed), so a re-run by n8n's Retry On Fail does not repeat
- * what reached the service; reads and settings may repeat.
+ * The results of an operation that handles one item at a time. `once`: the operation acts on the
+ * service (a check started, a field renamed), so what reached the service is not repeated by n8n's
+ * Retry On Fail (`earlier`: what an earlier try of this node run did); reads and settings may repeat.
  */
 export async function runPerItem(
 	context: IExecuteFunctions,
 	policy: FailurePolicy,
 	operation: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
-	{ once = false }: { once?: boolean } = {},
-): Promise<INodeExecutionData[]> {
-	return outputItems(policy, await eachItem(context, policy, operation, once));
+	{ once = false, earlier }: { once?: boolean; earlier?: unknown } = {},
+): Promise<OperationResult> {
+	const result = await eachItem(context, policy, operation, once ? (earlier as ReadonlyMap<number, ItemResult[]> | undefined) : undefined);
+	return once ? result : { results: result.results };
 }

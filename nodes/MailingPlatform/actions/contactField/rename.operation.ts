@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { InputProblem } from '../../helpers/values';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { parameter as readParameter } from '../../helpers/parameters';
 import { apiRequest } from '../../transport';
@@ -29,7 +29,7 @@ export const description: INodeProperties[] = showFor('contactField', 'rename', 
 	},
 ]);
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const fieldName = (name: 'oldName' | 'newName', label: string) => {
 			const value = String(readParameter<unknown>(this, name, itemIndex, '') ?? '').trim();
@@ -53,5 +53,5 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 			},
 		});
 		return { renamed: true, oldName, newName };
-	}, { once: true });
+	}, { once: true, earlier });
 }

@@ -9,7 +9,8 @@ import * as startMessageSizeCheck from './startMessageSizeCheck.operation';
 
 export const mailing = defineResource({ name: 'Mailing', value: 'mailing' }, 'startMessageSizeCheck', {
 	startMessageSizeCheck: {
-		...startMessageSizeCheck,
+		description: startMessageSizeCheck.description,
+		execute: startMessageSizeCheck.execute,
 		onRetry: CHECK_ON_RETRY,
 		label: {
 			name: 'Start Message Size Check',
@@ -18,12 +19,14 @@ export const mailing = defineResource({ name: 'Mailing', value: 'mailing' }, 'st
 		},
 	},
 	startBounceCheck: {
-		...startBounceCheck,
+		description: startBounceCheck.description,
+		execute: startBounceCheck.execute,
 		onRetry: CHECK_ON_RETRY,
 		label: { name: 'Start Bounce Check', description: 'Start the bounce check of a mailing (takes about a minute)', action: 'Start the bounce check of a mailing' },
 	},
 	getTestSendOutResult: {
-		...getTestSendOutResult,
+		description: getTestSendOutResult.description,
+		execute: getTestSendOutResult.execute,
 		label: {
 			name: 'Get Test Send-Out Result',
 			description: 'Read the result of the test send-out check of a mailing',
@@ -31,7 +34,8 @@ export const mailing = defineResource({ name: 'Mailing', value: 'mailing' }, 'st
 		},
 	},
 	schedule: {
-		...schedule,
+		description: schedule.description,
+		execute: schedule.execute,
 		label: {
 			name: 'Schedule',
 			description:

@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { apiRequest } from '../../transport';
 import { mailingIdProperty, readMailingId } from './mailingId';
@@ -18,11 +18,11 @@ interface CheckKind {
 /** The message size and bounce checks behave identically; only their name and path differ. */
 export function startCheckOperation(kind: CheckKind): {
 	description: INodeProperties[];
-	execute: (this: IExecuteFunctions, policy: FailurePolicy) => Promise<INodeExecutionData[]>;
+	execute: (this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown) => Promise<OperationResult>;
 } {
 	const description = showFor('mailing', kind.operation, [mailingIdProperty]);
 
-	async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+	async function execute(this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown): Promise<OperationResult> {
 		return await runPerItem(this, policy, async (itemIndex) => {
 			const mailingId = readMailingId.call(this, itemIndex);
 			await apiRequest.call(this, {
@@ -40,7 +40,7 @@ export function startCheckOperation(kind: CheckKind): {
 				},
 			});
 			return { mailingId, check: kind.check, started: true };
-		}, { once: true });
+		}, { once: true, earlier });
 	}
 
 	return { description, execute };

@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { isPlainObject } from '../../helpers/values';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
@@ -10,7 +10,7 @@ import { mailingIdProperty, readMailingId } from './mailingId';
 
 export const description: INodeProperties[] = showFor('mailing', 'getTestSendOutResult', [mailingIdProperty]);
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const mailingId = readMailingId.call(this, itemIndex);
 		const { data } = await xmlRequest.call(this, {

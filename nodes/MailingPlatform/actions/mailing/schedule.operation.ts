@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { parameter as readParameter } from '../../helpers/parameters';
 import { platformTimeZone } from '../../helpers/timeZone';
@@ -155,7 +155,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 
 const INPUT_NAMES = Object.keys(FIELD_LABELS) as Array<keyof typeof FIELD_LABELS>;
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const zones = { workflow: this.getTimezone(), platform: await platformTimeZone.call(this) };
 		const mailingId = readMailingId.call(this, itemIndex);

@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { isPlainObject } from '../../helpers/values';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { describeRequest, xmlRequest } from '../../transport';
 import { serviceError } from '../../transport/errors';
@@ -27,7 +27,7 @@ function findCount(data: IDataObject): number | undefined {
 	return undefined;
 }
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const request = {
 			method: 'GET',

@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
 import { toSimpleBlock } from './blockRecords';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { platformTimeZone } from '../../helpers/timeZone';
 import { parameter } from '../../helpers/parameters';
@@ -23,7 +23,7 @@ export const description: INodeProperties[] = showFor('report', 'getBlocks', [
 	},
 ]);
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const timeZone = await platformTimeZone.call(this);
 		const query = blockFilterQuery(this, itemIndex);

@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { showFor } from '../../helpers/displayOptions';
-import type { FailurePolicy } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { runPerItem } from '../../helpers/itemResults';
 import { parameter } from '../../helpers/parameters';
 import { reportPages } from './reportPages';
@@ -32,7 +32,7 @@ export const description: INodeProperties[] = showFor('report', 'getUnsubscripti
 	periodFilters,
 ]);
 
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<OperationResult> {
 	return await runPerItem(this, policy, async (itemIndex) => {
 		const filters = parameter<IDataObject>(this, 'filters', itemIndex, {});
 		const request = {
