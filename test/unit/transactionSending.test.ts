@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/outcomes';
+import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/results';
 import type { PostTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
 import { packForDryRun, sendTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
 import { ServiceError } from '../../nodes/MailingPlatform/transport/errors';

@@ -1,12 +1,31 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+/**
+ * Transaction › Create: every input item's transaction, built, checked and sent in as few requests
+ * as the service takes, each item ending as exactly one output or error item, paired with it.
+ *
+ * The steps, in `execute` below, hand results on in one direction:
+ * - An `Outcome` (results.ts) decides what became of some items, once each: `refused` before
+ *   sending (its build or the packer refused it, or n8n's store could not be asked), `skipped`
+ *   (its key was sent before), `packed` (Dry Run), `reported` (the service answered: one report
+ *   entry per item) or `failed` (its request failed as a whole; the error says whether the service
+ *   may have acted on it). A step decides an item only if no earlier step did; an item the node
+ *   stopped before (at a failure, without continue-on-fail) has none.
+ * - A `KeyOutcome` (results.ts) says where an item's Deduplication Key did not end as its outcome
+ *   implies (a release or a recording n8n's store did not confirm).
+ * - The packer's `Refusal` (packing.ts) is a transaction no request can carry; sending turns it
+ *   into a `refused` outcome.
+ * - An `ItemResult` (helpers/itemResults.ts) is an item's output, rendered from its outcome
+ *   (render.ts); the router alone turns results into output or error items, or throws.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FailurePolicy } from '../../helpers/itemResults';
-import { itemError, keepForRetry, outputItems, paired, recallTries } from '../../helpers/itemResults';
+import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
+import { itemError, paired } from '../../helpers/itemResults';
 import { isSet, readerFor, readInteger } from '../../helpers/parameters';
 import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
 import { claimKeys, settleKeys, skipRepeatedKeys } from './deduplication';
-import type { KeyOutcome, Outcome } from './outcomes';
-import { reachedService, renderOutcomes } from './outcomes';
+import { renderOutcomes } from './render';
+import type { KeyOutcome, Outcome } from './results';
+import { reachedService } from './results';
 import { packForDryRun, sendTransactions, transactionPoster } from './sending';
 import { buildTransactions, contactOf } from './transaction';
 
@@ -54,23 +73,32 @@ function undecided(transactions: ReadonlyArray<unknown>, outcomes: readonly Outc
 }
 
 /**
+ * An item that reached the service in an earlier try of this node run keeps that outcome, whatever
+ * this try built for it (an expression with `$now` may build differently); the others are decided anew.
+ */
+function withEarlierTries(refused: readonly Outcome[], earlier: readonly Outcome[]): Outcome[] {
+	const kept = new Set(earlier.flatMap((outcome) => outcome.itemIndexes));
+	return [...earlier, ...refused.filter((outcome) => outcome.itemIndexes.every((itemIndex) => !kept.has(itemIndex)))];
+}
+
+/**
  * The steps, in order; each returns the outcomes of the items it decided, and an item decided by
  * one step goes to no later one: built (or refused), kept from an earlier try of this node run
  * (n8n's Retry On Fail), skipped for a repeated key, packed (Dry Run), or claimed by its key (or
- * skipped) and sent. Then the keys are settled, and the outcomes become the output items, one per
- * input item, paired with it.
+ * skipped) and sent. Then the keys are settled, and the outcomes become the items' results.
  */
-export async function execute(this: IExecuteFunctions, policy: FailurePolicy): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown): Promise<OperationResult> {
 	let settings: CreateSettings;
 	try {
 		settings = readCreateSettings(this);
 	} catch (problem) {
-		return outputItems(policy, this.getInputData().map((_, itemIndex) => ({ error: itemError(this.getNode(), problem, itemIndex), pairedItem: paired(itemIndex) })));
+		return { results: this.getInputData().map((_, itemIndex) => ({ error: itemError(this.getNode(), problem, itemIndex), pairedItem: paired(itemIndex) })) };
 	}
 	const { transactions, refused, deduplication } = await buildTransactions(this, settings);
-	const outcomes: Outcome[] = [...refused, ...(recallTries<Outcome[]>(this) ?? [])];
-	// One at a time: a step may decide 100,000 items one by one, too many for push's arguments.
-	const decide = (decided: readonly Outcome[]) => decided.forEach((outcome) => outcomes.push(outcome));
+	const outcomes = withEarlierTries(refused, (earlier as Outcome[] | undefined) ?? []);
+	const decide = (decided: readonly Outcome[]) => {
+		for (const outcome of decided) outcomes.push(outcome);
+	};
 	let order = undecided(transactions, outcomes);
 	if (deduplication !== undefined) {
 		const repeated = skipRepeatedKeys(deduplication.keys, order);
@@ -83,6 +111,7 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 
 	let keyOutcomes: KeyOutcome[] = [];
 	const post = transactionPoster(this, settings.ignoreInvalid);
+	const keys = deduplication?.keys;
 	if (settings.dryRun) {
 		decide(packForDryRun(transactions, order, limits));
 	} else if (deduplication === undefined) {
@@ -92,13 +121,12 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy): P
 		decide(claim.decided);
 		let sent: Outcome[] | undefined;
 		try {
-			sent = await sendTransactions(post, transactions, claim.order, limits);
+			sent = await sendTransactions(post, transactions, claim.order, limits, keys);
 			decide(sent);
 		} finally {
 			keyOutcomes = await settleKeys(this, deduplication, claim, sent);
 		}
 	}
-	keepForRetry(this, outcomes.filter(reachedService));
-	const keys = deduplication?.keys;
-	return outputItems(policy, renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun }));
+	const results = renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun });
+	return { results, reached: outcomes.filter(reachedService) };
 }

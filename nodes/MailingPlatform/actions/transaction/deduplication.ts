@@ -10,7 +10,7 @@ import { keyStore } from '../../helpers/keyStore';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
-import type { KeyOutcome, Outcome } from './outcomes';
+import type { KeyOutcome, Outcome } from './results';
 
 const LABEL = 'Deduplication Key';
 
@@ -62,7 +62,7 @@ export interface Deduplication {
 }
 
 /** The keys claimed for this execution: the items to send, those decided here, and how to let other executions have the keys again. */
-export interface Claim {
+interface Claim {
 	readonly order: readonly number[];
 	readonly decided: readonly Outcome[];
 	readonly letGo: () => void;
@@ -115,22 +115,27 @@ export async function claimKeys(context: IExecuteFunctions, { keys, historySize 
 /**
  * Another process (a queue-mode worker) that read the history before this one's change and
  * writes after it undoes the change. So kept keys are recorded again until a round finds them
- * all there, and released keys are removed again: once a round is not overlapped by another
- * process's call, the change holds. Rounds are some 100 ms apart, longer than a call of the
- * store takes, at random so that two processes confirming at once do not keep meeting.
+ * all there, for at most `CONFIRM_ROUNDS` rounds, and released keys are removed again: once a round
+ * is not overlapped by another process's call, the change holds. Rounds are some 100 ms apart,
+ * longer than a call of the store takes, at random so that two processes confirming at once do
+ * not keep meeting.
  */
 const CONFIRM_ROUNDS = 3;
 const confirmDelayMs = () => 50 + Math.random() * 100;
 
-/** Records `entries` until a round finds them there; the first round adds `fresh` ones (the marks), which only later rounds expect. */
-async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<void> {
+/**
+ * Records `entries` until a round finds them there, and answers whether one did; the first round
+ * adds `fresh` ones (the marks), which only later rounds expect.
+ */
+async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<boolean> {
 	const entries = [...kept, ...fresh];
-	if (entries.length === 0) return;
+	if (entries.length === 0) return true;
 	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
 		if (round > 1) await sleep(confirmDelayMs());
 		const recordedBefore = await store.record(entries);
-		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return;
+		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return true;
 	}
+	return false;
 }
 
 async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
@@ -167,11 +172,11 @@ export async function settleKeys(context: IExecuteFunctions, { keys, historySize
 	const outcomes: KeyOutcome[] = [];
 	const kept = [...queued, ...open];
 	try {
-		await confirmRecorded(
-			store,
-			kept.map((itemIndex) => keys[itemIndex]),
-			queued.map((itemIndex) => sentMarker(keys[itemIndex])),
-		);
+		const keptKeys = kept.map((itemIndex) => keys[itemIndex]);
+		if (!(await confirmRecorded(store, keptKeys, queued.map((itemIndex) => sentMarker(keys[itemIndex]))))) {
+			const reason = `after ${CONFIRM_ROUNDS} rounds n8n's store still did not hold it: another n8n process kept writing this node's history meanwhile`;
+			outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
+		}
 	} catch (error) {
 		if (kept.length > 0) outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
 	}

@@ -20,8 +20,9 @@ export interface Refusal {
 
 /**
  * Transactions are serialized a chunk at a time, one `JSON.stringify` per chunk, and the text is
- * written straight into the body. A chunk stays below V8's large-object size (128 KiB), so its
- * text dies young instead of waiting in the old generation for a full collection.
+ * written straight into the body. A chunk's length is chosen from the last chunk's size to aim
+ * below V8's large-object size (128 KiB), so that its text mostly dies young instead of waiting
+ * in the old generation for a full collection; a chunk of larger transactions can exceed it.
  */
 const CHUNK_CHARS = 64 * 1024;
 

@@ -10,8 +10,8 @@ import { InputProblem, isPlainObject } from '../../helpers/values';
 import type { ServiceResponse } from '../../transport';
 import { apiRequest } from '../../transport';
 import { serviceError, ServiceError } from '../../transport/errors';
-import type { Outcome, QueueReport } from './outcomes';
-import { alreadyQueued } from './outcomes';
+import type { Outcome, QueueReport } from './results';
+import { alreadyQueued } from './results';
 import type { Refusal } from './packing';
 import { packBodies } from './packing';
 
@@ -120,15 +120,17 @@ function refusedOutcome({ start, refusal }: Refusal, order: readonly number[], q
 
 /**
  * Sends the transactions of the items in `order`, and returns the outcome of each: reported by
- * the service, failed with its request, or refused by the packer (JSON cannot hold it, or it is
- * larger alone than Max Request Bytes). A 413 says the account's limit is lower than Max Request
- * Bytes: it queues nothing, so the refused body and every later one are packed again at half its size.
+ * the service (each report with the item's Deduplication Key, from `keys`), failed with its
+ * request, or refused by the packer (JSON cannot hold it, or it is larger alone than Max Request
+ * Bytes). A 413 says the account's limit is lower than Max Request Bytes: it queues nothing, so
+ * the refused body and every later one are packed again at half its size.
  */
 export async function sendTransactions(
 	post: PostTransactions,
 	transactions: ReadonlyArray<unknown>,
 	order: readonly number[],
 	limits: SendLimits,
+	keys?: readonly string[],
 ): Promise<Outcome[]> {
 	const outcomes: Outcome[] = [];
 	let queued = 0;
@@ -145,6 +147,7 @@ export async function sendTransactions(
 			const itemIndexes = order.slice(body.start, body.end);
 			try {
 				const reports = await post(body.bytes, itemIndexes);
+				if (keys !== undefined) reports.forEach((report, position) => (report.deduplicationKey = keys[itemIndexes[position]]));
 				outcomes.push({ kind: 'reported', itemIndexes, reports });
 				for (const report of reports) if (report.queued) queued++;
 			} catch (error) {

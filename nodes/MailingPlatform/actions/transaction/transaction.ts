@@ -10,7 +10,7 @@ import { binaryAttachments, checkAttachments } from './attachments';
 import { checkedGenericOrderContent, contentReader, CONTENT_LABEL } from './content';
 import type { Deduplication } from './deduplication';
 import { keyReader } from './deduplication';
-import type { Outcome } from './outcomes';
+import type { Outcome } from './results';
 
 export type Transaction = Record<string, unknown>;
 

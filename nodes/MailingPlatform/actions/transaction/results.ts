@@ -1,0 +1,47 @@
+/** The results Create's steps return; create.operation.ts says what each kind means and who makes it. */
+import type { IDataObject } from 'n8n-workflow';
+
+import { counted } from '../../helpers/numbers';
+import type { ServiceError } from '../../transport/errors';
+
+/** The service's report entry of one transaction, as the output item shows it (its fields pass through). */
+export interface QueueReport extends IDataObject {
+	queued: boolean;
+	contact: IDataObject | null;
+	message?: string;
+	deduplicationKey?: string;
+}
+
+/** Dry Run: the request a transaction would go in, its size and count of transactions. */
+export interface RequestSummary {
+	number: number;
+	bytes: number;
+	transactions: number;
+}
+
+export type Outcome = { readonly itemIndexes: readonly number[] } & (
+	| { kind: 'refused'; problem: unknown }
+	| { kind: 'skipped'; reason: string }
+	| { kind: 'packed'; request: RequestSummary }
+	/** `reports[i]` belongs to `itemIndexes[i]`. */
+	| { kind: 'reported'; reports: readonly QueueReport[] }
+	| { kind: 'failed'; error: ServiceError }
+);
+
+export interface KeyOutcome {
+	readonly itemIndexes: readonly number[];
+	kind: 'notReleased' | 'notConfirmed';
+	reason: string;
+}
+
+/**
+ * Whether the service got the request and answered it, or may have acted on it: sending it again
+ * could mail twice. A failure not known to have left the service untouched counts as reached
+ * (e.g. a request the credential refused to build), since a resend is the one mistake not undone.
+ */
+export function reachedService(outcome: Outcome): boolean {
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && !outcome.error.notProcessed);
+}
+
+/** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
+export const alreadyQueued = (count: number) => `${counted(count, 'item of an earlier request was', 'items of earlier requests were')} already queued`;
