@@ -24,6 +24,8 @@ export interface Delivery {
 	/** The registered node type that runs this delivery: the n8n process it reaches. */
 	process?: string;
 	onError?: 'continueErrorOutput';
+	/** Create's Max Wait Seconds for this delivery. */
+	maxWaitSeconds?: number;
 }
 
 /** One execution per order, all at once, as a webhook receives a shop's orders. */
@@ -34,8 +36,9 @@ export async function deliverAtOnce(
 ): Promise<NodeRunResult[]> {
 	return await Promise.all(
 		orderNumbers.map(async (number, index) => {
-			const { process, onError } = delivery(index);
-			return await runNode({ credentials, parameters: keyedByOrder, items: [order(number)], nodeType: process, onError });
+			const { process, onError, maxWaitSeconds } = delivery(index);
+			const parameters = maxWaitSeconds === undefined ? keyedByOrder : { ...keyedByOrder, options: { ...(keyedByOrder.options as object), maxWaitSeconds } };
+			return await runNode({ credentials, parameters, items: [order(number)], nodeType: process, onError });
 		}),
 	);
 }

@@ -47,6 +47,8 @@ export interface CredentialValues {
 	apiKey: string;
 	/** The credential's Platform Time Zone; empty or absent means the workflow's zone. */
 	platformTimeZone?: string;
+	/** The credential's Max Requests per Second; empty or 0 means not paced. */
+	maxRequestsPerSecond?: number;
 }
 
 const credentialType = new MailingPlatformApi();

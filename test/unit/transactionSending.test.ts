@@ -1,11 +1,16 @@
-import type { INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
+import type { PostBody } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
+import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
 import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/results';
-import type { PostTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
-import { packForDryRun, sendTransactions } from '../../nodes/MailingPlatform/actions/transaction/sending';
+import type { JobSettings } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
+import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
+import { packForDryRun } from '../../nodes/MailingPlatform/actions/transaction/sending';
+import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 
 const node: INode = { id: 'node', name: 'Mailing Platform', type: 'mailingPlatform', typeVersion: 1, position: [0, 0], parameters: {} };
+const context = { getNode: () => node } as unknown as IExecuteFunctions;
 
 /** Items 0 to 9 have no transaction; items 10 to 19 have one of 101 bytes each: a body of n of them has 102 n + 1 bytes. */
 const transactions = Array.from({ length: 20 }, (_, index) => (index < 10 ? undefined : { id: index - 10, padding: 'x'.repeat(80) }));
@@ -18,14 +23,21 @@ function serviceError(details: { message: string; httpCode?: string }, flags: Pa
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */
 function service(limit: number, fail?: (call: number) => ServiceError | undefined) {
 	const received: number[][] = [];
-	const post: PostTransactions = async (body, itemIndexes) => {
+	const post: PostBody = async (_context, body, count) => {
 		received.push((JSON.parse(body.toString('utf8')) as Array<{ id: number }>).map((transaction) => transaction.id));
 		const failure = fail?.(received.length - 1);
 		if (failure !== undefined) throw failure;
 		if (body.length > limit) throw serviceError({ message: 'Request entity too large', httpCode: '413' }, { notProcessed: true });
-		return itemIndexes.map(() => ({ queued: true, contact: {} }));
+		return Array.from({ length: count }, () => ({ queued: true, contact: {} }));
 	};
 	return { post, received };
+}
+
+/** One execution's transactions sent through a sender of their own, as the node's sender sends them. */
+async function sendTransactions(post: PostBody, all: ReadonlyArray<unknown>, items: readonly number[], settings: Partial<JobSettings> & { maxRequestBytes: number; stopAtFailure: boolean }): Promise<Outcome[]> {
+	const sender = new AccountSender(new AccountGate(), post);
+	const job = await new Promise<SendJob>((done) => sender.submit(new SendJob(context, all, items, { ignoreInvalid: true, maxWaitSeconds: 60, ...settings }, done)));
+	return job.outcomes;
 }
 
 /** Each item's outcome kind, in input order of the items sent; `unsent` where no outcome covers it. */
@@ -72,8 +84,8 @@ describe('sending transactions in packed bodies', () => {
 	});
 
 	it('goes on after a failed request with continue-on-fail', async () => {
-		const unavailable = serviceError({ message: 'The service stayed unavailable', httpCode: '503' }, { notProcessed: true });
-		const { post, received } = service(10_000, (call) => (call === 0 ? unavailable : undefined));
+		const refused = serviceError({ message: 'Invalid transaction', httpCode: '400' });
+		const { post, received } = service(10_000, (call) => (call === 0 ? refused : undefined));
 		const outcomes = await sendTransactions(post, transactions, order, { maxRequestBytes: 500, stopAtFailure: false });
 
 		expect(received).toHaveLength(3);

@@ -107,9 +107,9 @@ describe('what Create says of sending again after an execution that failed or ne
 	const { double, credentials } = useServiceDouble();
 
 	it('names the items queued before the failure, and that retrying the execution sends them again without a Deduplication Key', async () => {
-		double().faults.unavailableForOrders.add('A-1');
-		double().faults.unavailableRetryAfter = '0';
-		const result = await runNode({ credentials: credentials(), parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } }, items: [order(0, 600), order(1, 600)] });
+		const unknownContact = { ...order(1, 600), contact: { external_id: 'C-404' } };
+		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024, ignoreInvalidTransactions: false } };
+		const result = await runNode({ credentials: credentials(), parameters, items: [order(0, 600), unknownContact] });
 
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 		expect(result.error?.message).toContain('(item 1)');

@@ -47,11 +47,12 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 	});
 
 	it('sends in the next execution an order whose first send stayed unavailable (503), and says so', async () => {
-		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
-		const failed = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], onError: 'continueRegularOutput' });
+		double().faults.failNext(1_000, 503, { match: 'transactions' });
+		const failed = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0)], onError: 'continueRegularOutput' });
 		expect(failed.main[0].error).toContain('(item 0)');
 		expect(failed.main[0].message).toContain('Its Deduplication Key is not kept, so a re-run sends it.');
 		expect(processedData.remembers('A-0')).toBe(false);
+		double().faults.reset();
 
 		const next = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		expect(next.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });

@@ -38,10 +38,8 @@ describe('transaction › create with a Deduplication Key at peak load in one n8
 		expect(outcomes(again)).toEqual(range(50).map(() => 'skipped'));
 	});
 
-	it('sends every order once when the service refused some (503 beyond the retries, queued: false) and all arrive again', async () => {
-		double().faults.unavailableRetryAfter = '0';
-		for (const number of [1, 4, 7, 10, 13]) double().faults.unavailableForOrders.add(`A-${number}`);
-		for (const number of [2, 5, 8, 11, 14]) double().faults.notQueuedOrders.add(`A-${number}`);
+	it('sends every order once when the service did not queue some (queued: false) and all arrive again', async () => {
+		for (const number of [1, 4, 7, 10, 13, 2, 5, 8, 11, 14]) double().faults.notQueuedOrders.add(`A-${number}`);
 		const first = await deliverAtOnce(credentials(), range(30), () => ({ onError: 'continueErrorOutput' }));
 		expect(outcomes(first).filter((outcome) => outcome === 'refused')).toHaveLength(10);
 
@@ -53,9 +51,9 @@ describe('transaction › create with a Deduplication Key at peak load in one n8
 	});
 
 	it('sends an order whose second delivery arrives while its first is being refused: the second waits for the first’s outcome', async () => {
-		// Every attempt of the first request is refused (503, beyond the node's retries); the fault is used up by then.
-		double().faults.failNext(5, 503, { match: 'transactions', retryAfter: '0' });
-		const runs = await deliverAtOnce(credentials(), [0, 0], () => ({ onError: 'continueErrorOutput' }));
+		// The first request is refused (503) with a pause longer than the first delivery's Max Wait Seconds.
+		double().faults.failNext(1, 503, { match: 'transactions', retryAfter: '2' });
+		const runs = await deliverAtOnce(credentials(), [0, 0], (index) => ({ onError: 'continueErrorOutput', maxWaitSeconds: index === 0 ? 1 : 10 }));
 
 		expect(queuedCounts(double())).toEqual(everyOnce(1));
 		expect(outcomes(runs)).toEqual(['refused', 'queued']);

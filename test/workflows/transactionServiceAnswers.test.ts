@@ -119,18 +119,28 @@ describe('transaction › create in a workflow: service answers and failures', (
 		});
 	});
 
-	it('fails only the items of a request that stays unavailable, keeping the others’ results', async () => {
+	it('sends again what the service refused as unavailable (503), once it is back, in the same execution', async () => {
 		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });
+
+		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([503, 503, 503, 503, 503, 200]);
+		expect(result.main.map((json) => json.queued)).toEqual([true, true]);
+	});
+
+	it('fails as not sent, after Max Wait Seconds, the items whose service stays unavailable, saying how long and why', async () => {
+		double().faults.failNext(1_000, 503, { match: 'transactions' });
 		const result = await runNode({
 			credentials: credentials(),
-			parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } },
+			parameters: { ...jsonMode, options: { maxRequestBytes: 1024, maxWaitSeconds: 1 } },
 			items: [order(0, 700), order(1, 700)],
 			onError: 'continueRegularOutput',
 		});
 
-		expect(result.main[0].error).toContain('(item 0)');
-		expect(result.main[0].message).toContain('No item of an earlier request was queued.');
-		expect(result.main[1]).toMatchObject({ queued: true });
-		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+		expect(result.main.map((json) => json.error)).toEqual([
+			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds), because of the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
+			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds), because of the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
+		]);
+		expect(result.main[0].message).toContain('The service did not get it, so running it again sends it once.');
+		expect(double().transactions.queuedOrderIds()).toEqual([]);
 	});
 });

@@ -4,7 +4,9 @@ import { sleep } from 'n8n-workflow';
 import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatformApi.credentials';
 import type { ErrorDescriptions, ServiceContext, ServiceErrorDetails } from './errors';
 import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
-import { attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs, saysNotTaken } from './retry';
+import type { AccountGate } from './accountGate';
+import { gateOf } from './accountGate';
+import { asksToSlowDown, attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs, saysNotTaken } from './retry';
 import { errorAnswerMessage } from './serviceText';
 import { parseXml } from './xml';
 
@@ -26,6 +28,12 @@ export interface ServiceRequest {
 	itemIndex?: number;
 	/** Which part of a longer read this request is, named in its errors, e.g. `page 3 of 7`. */
 	part?: string;
+	/** The most attempts (RETRY.attempts unless given); the account's sender retries its requests itself. */
+	maxAttempts?: number;
+	/** Attempts the caller made before this call, counted in the errors' "Attempts made". */
+	earlierAttempts?: number;
+	/** The request carries other executions' work too: stopping this execution must not abort it. */
+	shared?: boolean;
 }
 
 export interface ServiceResponse {
@@ -97,19 +105,42 @@ export function credentialOf(context: ServiceContext): Promise<ICredentialsDecry
 	return credential;
 }
 
+/**
+ * n8n-core ties a helper's request to the execution's cancel signal when the calling context has
+ * `getExecutionCancelSignal`; a shared request is made through a view of the context without it.
+ */
+function detachedFromCancel(context: ServiceContext): ServiceContext {
+	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
+}
+
 /** How messages name a request: `GET reports/blocks`. */
 export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>): string {
 	return `${request.method} ${request.path.join('/')}`;
 }
 
 /**
- * The one way this package talks to the service. Idempotent (`repeatable`) requests are
- * retried on 429, 500, 502, 503, 504 and network errors; the others only where the service
- * cannot have acted on them (429, 503, no connection), because a transaction e-mail must never
- * go out twice. Every other failure becomes a `NodeApiError` that states the attempts made.
+ * The one way this package talks to the service. Every request waits for its turn at the
+ * account's gate (the budget of the account in this process), and a 429 or 503 pauses the whole
+ * account. Idempotent (`repeatable`) requests are retried on 429, 500, 502, 503, 504 and network
+ * errors; the others only where the service cannot have acted on them (429, 503, no connection),
+ * because a transaction e-mail must never go out twice. Every other failure becomes a
+ * `NodeApiError` that states the attempts made.
  */
 export async function apiRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const credential = await credentialOf(this);
+	const gate = gateOf(credential.data);
+	gate.users++;
+	try {
+		return await attempts.call(this, request, credential, gate);
+	} finally {
+		gate.users--;
+	}
+}
+
+async function attempts(this: ServiceContext, request: ServiceRequest, credential: ICredentialsDecrypted, gate: AccountGate): Promise<ServiceResponse> {
+	const maxAttempts = request.maxAttempts ?? RETRY.attempts;
+	const earlier = request.earlierAttempts ?? 0;
+	const caller = request.shared === true ? detachedFromCancel(this) : this;
 	const baseUrl = String(credential.data?.baseUrl ?? '');
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -132,15 +163,16 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			{
 				...details,
 				message: request.part === undefined ? details.message : `${details.message} (${request.part})`,
-				description: [details.description, attemptsMade(attempts)].filter(Boolean).join(' '),
+				description: [details.description, attemptsMade(earlier + attempts)].filter(Boolean).join(' '),
 			},
 			request.itemIndex,
 		);
 
 	for (let attempt = 1; ; attempt++) {
+		await gate.turn();
 		let result: HttpResult;
 		try {
-			result = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, options, {
+			result = (await caller.helpers.httpRequestWithAuthentication.call(caller, CREDENTIAL_TYPE, options, {
 				credentialsDecrypted: credential,
 			})) as HttpResult;
 		} catch (error) {
@@ -151,7 +183,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 			}
 			const notSent = neverSent(code);
 			const safe = notSent || request.repeatable;
-			if (safe && attempt < RETRY.attempts) {
+			if (safe && attempt < maxAttempts) {
 				await sleep(retryDelayMs(attempt - 1, undefined));
 				continue;
 			}
@@ -178,8 +210,11 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 		};
 		const status = response.statusCode;
 		if (status < 300) return response;
-		if (isRetriedStatus(status, request.repeatable) && attempt < RETRY.attempts) {
-			await sleep(retryDelayMs(attempt - 1, response.headers['retry-after']));
+		const delayMs = retryDelayMs(attempt - 1, response.headers['retry-after']);
+		if (asksToSlowDown(status)) gate.pause(delayMs, `the service answered ${status} (${status === 429 ? 'too many requests' : 'unavailable'})`);
+		if (isRetriedStatus(status, request.repeatable) && attempt < maxAttempts) {
+			// After a 429 or 503 the gate's pause is the wait, for every request of the account.
+			if (!asksToSlowDown(status)) await sleep(delayMs);
 			continue;
 		}
 		const answered = errorAnswerMessage(response.body, status, result.statusMessage);

@@ -16,6 +16,11 @@ const TRANSIENT_STATUSES = new Set([500, 502, 504, ...NOT_TAKEN_STATUSES]);
 /** Network errors raised before a single byte reached the service. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH']);
 
+/** Whether the service asks every request of the account to wait (429, 503). */
+export function asksToSlowDown(status: number): boolean {
+	return NOT_TAKEN_STATUSES.has(status);
+}
+
 export function isRetriedStatus(status: number, repeatable: boolean): boolean {
 	return repeatable ? TRANSIENT_STATUSES.has(status) : NOT_TAKEN_STATUSES.has(status);
 }

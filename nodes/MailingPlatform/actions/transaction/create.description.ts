@@ -11,6 +11,9 @@ export const DEFAULT_HISTORY_SIZE = 10_000;
  * pays for its size: the bound keeps a slip of the keyboard from making each one crawl.
  */
 export const MAX_HISTORY_SIZE = 1_000_000;
+/** How long a transaction may wait for its account's requests by default; docs/running-at-scale.md says why. */
+export const DEFAULT_MAX_WAIT_SECONDS = 120;
+export const MAX_WAIT_SECONDS = 3600;
 
 const inFieldsMode = (properties: INodeProperties[]): INodeProperties[] =>
 	properties.map((property) => ({
@@ -207,6 +210,15 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				typeOptions: { minValue: 1024, maxValue: SPEC_MAX_REQUEST_BYTES },
 				description:
 					'Largest body of one request. When the service refuses a request as too large (413), the node halves the limit by itself and packs again; set this only to spare that first refused request in every execution.',
+			},
+			{
+				displayName: 'Max Wait Seconds',
+				name: 'maxWaitSeconds',
+				type: 'number',
+				default: DEFAULT_MAX_WAIT_SECONDS,
+				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
+				description:
+					'How long a transaction may wait for the account’s requests, which executions running at the same time share (and which wait when the service answers 429 or 503, or for the credential’s Max Requests per Second). Past it, the transaction fails as not sent.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',

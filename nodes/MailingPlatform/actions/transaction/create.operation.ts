@@ -21,12 +21,12 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { itemError, paired } from '../../helpers/itemResults';
 import { isSet, readerFor, readInteger } from '../../helpers/parameters';
-import { DEFAULT_HISTORY_SIZE, MAX_HISTORY_SIZE, SPEC_MAX_REQUEST_BYTES } from './create.description';
+import { DEFAULT_HISTORY_SIZE, DEFAULT_MAX_WAIT_SECONDS, MAX_HISTORY_SIZE, MAX_WAIT_SECONDS, SPEC_MAX_REQUEST_BYTES } from './create.description';
 import { claimKeys, settleKeys, skipRepeatedKeys } from './deduplication';
 import { renderOutcomes } from './render';
 import type { KeyOutcome, Outcome } from './results';
 import { reachedService } from './results';
-import { packForDryRun, sendTransactions, transactionPoster } from './sending';
+import { packForDryRun, sendTransactions } from './sending';
 import { buildTransactions, contactOf } from './transaction';
 
 export { description } from './create.description';
@@ -39,6 +39,7 @@ interface CreateSettings {
 	/** The largest body to send. */
 	maxRequestBytes: number;
 	dryRun: boolean;
+	maxWaitSeconds: number;
 	/** Deduplication History Size when the Deduplication Key option is on. */
 	historySize?: number;
 }
@@ -55,6 +56,7 @@ function readCreateSettings(context: IExecuteFunctions): CreateSettings {
 		ignoreInvalid: option<unknown>('ignoreInvalidTransactions', true) !== false,
 		maxRequestBytes: readInteger(option<unknown>('maxRequestBytes', SPEC_MAX_REQUEST_BYTES), 'Max Request Bytes', 1024, SPEC_MAX_REQUEST_BYTES),
 		dryRun: option<unknown>('dryRun', false) === true,
+		maxWaitSeconds: readInteger(option<unknown>('maxWaitSeconds', DEFAULT_MAX_WAIT_SECONDS), 'Max Wait Seconds', 1, MAX_WAIT_SECONDS),
 		historySize: isSet(context, 'options.deduplicationKey')
 			? readInteger(option<unknown>('deduplicationHistorySize', DEFAULT_HISTORY_SIZE), 'Deduplication History Size', 1, MAX_HISTORY_SIZE)
 			: undefined,
@@ -110,18 +112,18 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 	if (limits.stopAtFailure && outcomes.some((outcome) => outcome.kind === 'refused' || outcome.kind === 'failed')) order = [];
 
 	let keyOutcomes: KeyOutcome[] = [];
-	const post = transactionPoster(this, settings.ignoreInvalid);
 	const keys = deduplication?.keys;
+	const sending = { ...limits, ignoreInvalid: settings.ignoreInvalid, maxWaitSeconds: settings.maxWaitSeconds, keys };
 	if (settings.dryRun) {
 		decide(packForDryRun(transactions, order, limits));
 	} else if (deduplication === undefined) {
-		decide(await sendTransactions(post, transactions, order, limits));
+		decide(await sendTransactions(this, transactions, order, sending));
 	} else {
 		const claim = await claimKeys(this, deduplication, order);
 		decide(claim.decided);
 		let sent: Outcome[] | undefined;
 		try {
-			sent = await sendTransactions(post, transactions, claim.order, limits, keys);
+			sent = await sendTransactions(this, transactions, claim.order, sending);
 			decide(sent);
 		} finally {
 			keyOutcomes = await settleKeys(this, deduplication, claim, sent);

@@ -31,7 +31,11 @@ const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 
 export interface PackingLimits {
-	/** The largest body to pack; lower than `maxBytes` once the service refused a body as too large. */
+	/**
+	 * The largest body to pack; lower than `maxBytes` once the service refused a body as too large,
+	 * or where the body joins other executions' transactions. Read at each decision, so it may
+	 * change between bodies.
+	 */
 	limit: number;
 	/** Max Request Bytes: a transaction larger alone is refused. Above `limit` alone, it is a body of its own. */
 	maxBytes: number;
@@ -47,9 +51,9 @@ export function* packBodies(
 	transactions: ReadonlyArray<unknown>,
 	order: readonly number[],
 	from: number,
-	{ limit, maxBytes }: PackingLimits,
+	limits: Readonly<PackingLimits>,
 ): Generator<Body | Refusal> {
-	const writer = new BodyWriter(limit);
+	const writer = new BodyWriter(limits);
 	const refused = (position: number, problem: string, hint: string) => ({ start: position, end: position + 1, refusal: { problem, hint } });
 
 	function* packOne(position: number): Generator<Body | Refusal> {
@@ -65,9 +69,9 @@ export function* packBodies(
 		const bytes = Buffer.byteLength(json, 'utf8');
 		if (!writer.isEmpty() && !writer.fitsOne(bytes)) yield writer.take();
 		if (writer.fitsOne(bytes)) writer.writeOne(position, json, bytes);
-		else if (bytes + 2 <= maxBytes) yield { start: position, end: position + 1, bytes: Buffer.from(`[${json}]`, 'utf8') };
+		else if (bytes + 2 <= limits.maxBytes) yield { start: position, end: position + 1, bytes: Buffer.from(`[${json}]`, 'utf8') };
 		else {
-			const problem = `The transaction alone is ${thousands(bytes)} bytes as JSON, more than one request may carry (${thousands(maxBytes)} bytes)`;
+			const problem = `The transaction alone is ${thousands(bytes)} bytes as JSON, more than one request may carry (${thousands(limits.maxBytes)} bytes)`;
 			yield refused(position, problem, 'Make its content or attachments smaller.');
 		}
 	}
@@ -101,7 +105,11 @@ class BodyWriter {
 	/** Where the body's closing bracket is; -1 while it is empty. */
 	private closeAt = -1;
 
-	constructor(private readonly limit: number) {}
+	constructor(private readonly limits: Readonly<PackingLimits>) {}
+
+	private get limit(): number {
+		return this.limits.limit;
+	}
 
 	isEmpty(): boolean {
 		return this.closeAt < 0;

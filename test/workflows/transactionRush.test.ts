@@ -1,0 +1,52 @@
+import { useServiceDouble } from '../harness/double';
+import { range } from '../harness/deliveries';
+import { jsonMode, order } from '../harness/transactions';
+import type { NodeRunResult } from '../harness/workflow';
+import { runNode } from '../harness/workflow';
+
+/**
+ * A shop's rush: one order per execution, many executions at the same time in one n8n process,
+ * all sending with the same account. Each is a real workflow run by n8n-core.
+ */
+/** Order A-<number> for a new customer of its own, created by the import form, so each report names whose it is. */
+function withOwnContact(number: number) {
+	const { type, content } = order(number);
+	return { type, import: { contact: { email: `customer-${number}@example.com`, permission: 3 }, content } };
+}
+const hintsOf = (result: NodeRunResult) => result.run.data.resultData.runData['Mailing Platform'][0].hints?.map((hint) => hint.message) ?? [];
+
+describe('transaction › create at a shop’s rush', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('shares the account’s requests between executions running at the same time, each item keeping its own report', async () => {
+		double().faults.delayMs = 50;
+		const runs = await Promise.all(range(40).map(async (number) => await runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(number)] })));
+
+		expect(double().transactions.queuedOrderIds().sort()).toEqual(range(40).map((number) => `A-${number}`).sort());
+		expect(double().requestsTo('transactions').length).toBeLessThanOrEqual(4);
+		expect(runs.map((run) => (run.main[0].contact as { email?: string }).email)).toEqual(range(40).map((number) => `customer-${number}@example.com`));
+		expect(runs.map((run) => run.main[0].queued)).toEqual(range(40).map(() => true));
+		expect(hintsOf(runs[39])).toEqual([expect.stringMatching(/^Its request also carried the transactions of \d+ other executions running at the same time\.$/)]);
+	});
+
+	it('loses no order to 429: the account pauses once, and every execution’s order is queued once, saying how long it waited and why', async () => {
+		double().faults.failNext(3, 429, { retryAfter: '1', match: 'transactions' });
+		const runs = await Promise.all(range(20).map(async (number) => await runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(number)] })));
+
+		expect(runs.map((run) => run.error?.message)).toEqual(range(20).map(() => undefined));
+		expect(double().transactions.queuedOrderIds()).toHaveLength(20);
+		expect(new Set(double().transactions.queuedOrderIds()).size).toBe(20);
+		const statuses = double().requestsTo('transactions').map((request) => request.status);
+		expect(statuses.filter((status) => status === 429)).toHaveLength(3);
+		expect(hintsOf(runs[0])[0]).toMatch(/^Waited \d+(\.\d)? s for the account's requests: the service answered 429 \(too many requests\)\./);
+	});
+
+	it('paces every request of the account to the credential’s Max Requests per Second, reads included', async () => {
+		const started = performance.now();
+		const parameters = { resource: 'report', operation: 'countBlocks' };
+		await runNode({ credentials: { ...credentials(), maxRequestsPerSecond: 10 }, parameters, items: [{}, {}, {}, {}] });
+
+		expect(double().requestsTo('reports')).toHaveLength(4);
+		expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+	});
+});
