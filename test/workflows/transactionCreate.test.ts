@@ -147,7 +147,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 		]);
 	});
 
-	it('refuses items without type or contact, naming the item and the field', async () => {
+	it('refuses items without type or contact, each on its own item, naming the field', async () => {
 		const result = await runNode({
 			credentials: credentials(),
 			parameters: { ...fieldsMode, typeId: '={{ $json.type }}' },
@@ -165,6 +165,24 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			'Content must be a JSON object',
 		]);
 		expect(result.main[2].message).toBe('Give Content as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.');
+		// Each error item is paired with the input item it refuses, which is how the editor links them.
+		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(double().requestsTo('transactions')).toHaveLength(0);
+	});
+
+	it('stops on an item without a type, naming that item in the error, when Continue On Fail is off', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...fieldsMode, typeId: '={{ $json.type }}' },
+			items: [
+				{ type: 1, email: 'anna@example.com', order: {} },
+				{ type: 1, email: 'ben@example.com', order: {} },
+				{ type: 0, email: 'carla@example.com', order: {} },
+			],
+		});
+
+		expect(result.error?.message).toBe('Transaction Type ID is missing: set the transaction type by ID or by name');
+		expect(result.error?.context?.itemIndex).toBe(2);
 		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 });
