@@ -1,7 +1,6 @@
 import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
 import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
@@ -67,16 +66,5 @@ describe('what the editor shows', () => {
 			[...visible(action, { resource: 'mailing', operation }).values()].filter((property) => property.type === 'notice').map((property) => property.displayName);
 		expect(notices('schedule')).toEqual(['Schedule must be the last call for a mailing: changing its content afterwards stops it from being sent']);
 		expect(notices('startBounceCheck')).toEqual([]);
-	});
-
-	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
-		const credential = new MailingPlatformApi();
-		const options = { url: 'reports/unsubscriptions/reasons' };
-		await expect(credential.authenticate({ baseUrl: 'https://api.example.com', apiKey: 'k' }, options)).rejects.toThrow(
-			'The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is https://api.example.com)',
-		);
-		await expect(credential.authenticate({ baseUrl: 'https://api.example.com/1.0/', apiKey: 'k' }, options)).resolves.toMatchObject({
-			headers: { Authorization: 'Basic aw==' },
-		});
 	});
 });
