@@ -67,4 +67,15 @@ describe('what the editor shows', () => {
 		expect(notices('schedule')).toEqual(['Schedule must be the last call for a mailing: changing its content afterwards stops it from being sent']);
 		expect(notices('startBounceCheck')).toEqual([]);
 	});
+
+	it('warns, while the Transaction Type ID is 0 and only then, that every item would be refused', () => {
+		const notices = (parameters: INodeParameters) =>
+			[...visible(action, { resource: 'transaction', operation: 'create', inputMode: 'fields', ...parameters }).values()]
+				.filter((property) => property.type === 'notice')
+				.map((property) => property.displayName);
+		const typeIdNotice = 'Set the Transaction Type ID: 0 is no type, and every item would be refused. Find the ID in the platform, or choose the type by name.';
+		expect(notices({ typeBy: 'id', typeId: 0 })).toContain(typeIdNotice);
+		expect(notices({ typeBy: 'id', typeId: 7 })).not.toContain(typeIdNotice);
+		expect(notices({ typeBy: 'name', typeId: 0 })).not.toContain(typeIdNotice);
+	});
 });

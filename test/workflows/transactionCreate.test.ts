@@ -2,6 +2,7 @@ import { useServiceDouble } from '../harness/double';
 import type { SourceItem } from '../harness/sourceNode';
 import { fieldsMode, jsonMode } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 describe('transaction › create in a workflow: input and refusals', () => {
 	const { double, credentials } = useServiceDouble();
@@ -46,6 +47,21 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			{ email: 'new1@example.com', permission: 2, id: 'A-1' },
 			{ email: 'new2@example.com', permission: 1, id: 'A-2' },
 		];
+
+		it('sends every permission the panel offers as chosen, and refuses those it does not offer', async () => {
+			const permission = new MailingPlatform().description.properties.find((property) => property.name === 'permission');
+			const offered = (permission?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+			const chosen = [...offered, 1, 7].map((value, index) => ({ email: `new${index}@example.com`, permission: value, id: `A-${index}` }));
+
+			const result = await runNode({ credentials: credentials(), parameters: importMode, items: chosen, onError: 'continueRegularOutput' });
+
+			expect(offered).toEqual([2, 3, 4, 5, 6]);
+			expect(double().transactions.queued.map((queued) => (queued.transaction?.import as { contact: { permission: number } }).contact.permission)).toEqual(offered);
+			expect(result.main.slice(offered.length).map((json) => json.error)).toEqual([
+				'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
+				'Permission must be a whole number from 2 to 6',
+			]);
+		});
 
 		it('refuses permission 1 before anything is sent', async () => {
 			const result = await runNode({ credentials: credentials(), parameters: importMode, items });
