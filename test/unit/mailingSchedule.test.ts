@@ -146,15 +146,23 @@ describe('mailing › the schedule panel offers the spec’s choices and ranges'
 		['uniform', 'inHours', 'dispatchEndInHours', 2, 96],
 		['hour', 'inHours', 'dispatchEndInHours', 2, 24],
 		['weekdayhour', 'inDays', 'dispatchEndInDays', 1, 7],
-	])('with %s, %s takes %s from %i to %i, in the panel and in the check', (dispatchOption, dispatchEnd, name, min, max) => {
-		const field = shown({ dispatchOption, dispatchEnd }).get(name);
-		expect(field?.typeOptions).toMatchObject({ minValue: min, maxValue: max, numberPrecision: 0 });
-		expect(field?.description).toContain(`${min} to ${max}`);
+	])('with %s, %s: the node takes %s from %i to %i in whole numbers, the range the panel lets a user type and names', (dispatchOption, dispatchEnd, name, min, max) => {
 		const schedule = (value: number) => buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, dispatchEnd, [name]: value }, BOTH_BERLIN, NOW);
-		expect(schedule(min).query[name]).toBe(min);
-		expect(schedule(max).query[name]).toBe(max);
-		expect(() => schedule(min - 1)).toThrow(`from ${min} to ${max}, not ${min - 1}`);
+		const accepts = (value: number) => {
+			try {
+				return schedule(value).query[name] === value;
+			} catch {
+				return false;
+			}
+		};
+		expect([min - 1, min, min + 0.5, max, max + 1].map(accepts)).toEqual([false, true, false, true, false]);
 		expect(() => schedule(max + 1)).toThrow(`from ${min} to ${max}, not ${max + 1}`);
+		// n8n's editor keeps a number field within its minValue and maxValue: every value it lets
+		// through is one the node accepts, and the next one out either side is refused.
+		const field = shown({ dispatchOption, dispatchEnd }).get(name);
+		const { minValue = Number.NEGATIVE_INFINITY, maxValue = Number.POSITIVE_INFINITY } = field?.typeOptions ?? {};
+		expect([minValue - 1, minValue, maxValue, maxValue + 1].map(accepts)).toEqual([false, true, true, false]);
+		expect(field?.description).toContain(`${min} to ${max}`);
 	});
 
 	it.each(['hour', 'weekdayhour'])('with %s, groups 1 to 3 waves, 3 unless set', (dispatchOption) => {
