@@ -30,12 +30,12 @@ export type ScheduleInput = { -readonly [name in keyof typeof FIELD_LABELS]?: un
  * The user picks times in the workflow's zone; the service reads its `date`/`hours`/`minutes`
  * and `dispatchEndExactDatetime` as wall-clock time of the platform account's zone.
  */
-export interface ScheduleZones {
+interface ScheduleZones {
 	workflow: string;
 	platform: string;
 }
 
-export interface Schedule {
+interface Schedule {
 	/** Query parameters in the order they are sent. */
 	query: Record<string, string | number | boolean>;
 	/** What was sent: wall-clock time in `timeZone`, the platform's. */
