@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { buildSchedule, normaliseAllowedHours } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
+import { buildSchedule } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 const BERLIN = 'Europe/Berlin';
@@ -10,6 +10,11 @@ const BOTH_BERLIN = { workflow: BERLIN, platform: BERLIN };
 const NOW = DateTime.fromISO('2030-03-30T10:20:30', { zone: BERLIN });
 
 describe('mailing › allowed hours', () => {
+	/** The Allowed Hours the schedule sends for `text`, with a uniform dispatch. */
+	const allowedHours = (text: string) =>
+		buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, allowedHours: text }, BOTH_BERLIN, NOW).query
+			.allowedHours;
+
 	it.each([
 		['0,3,5,17-21', '0,3,5,17-21'],
 		['8-20', '8-20'],
@@ -18,8 +23,8 @@ describe('mailing › allowed hours', () => {
 		['08 - 10, 9, 23', '8-10,23'],
 		['7-7', '7'],
 		['0-23', '0-23'],
-	])('normalises %j to %j', (text, expected) => {
-		expect(normaliseAllowedHours(text)).toBe(expected);
+	])('sends %j as %j', (text, expected) => {
+		expect(allowedHours(text)).toBe(expected);
 	});
 
 	it.each([
@@ -30,7 +35,7 @@ describe('mailing › allowed hours', () => {
 		['-1', 'Allowed Hours has a part that is not an hour or a range: "-1"'],
 		['1-2-3', 'Allowed Hours has a part that is not an hour or a range: "1-2-3"'],
 	])('refuses %j', (text, message) => {
-		expect(() => normaliseAllowedHours(text)).toThrow(message);
+		expect(() => allowedHours(text)).toThrow(message);
 	});
 });
 

@@ -44,7 +44,7 @@ const MAX_PAGE_SIZE = 1000;
  */
 const PAGE_CONCURRENCY = 4;
 
-export interface Page<T> {
+interface Page<T> {
 	records: T[];
 	/** How many pages the service says there are (`X-Pages`), when it says so. */
 	pageCount?: number;
