@@ -132,8 +132,8 @@ function toSourceItem(item: IDataObject | SourceItem): SourceItem {
 	return 'json' in item && typeof item.json === 'object' ? (item as SourceItem) : { json: item as IDataObject };
 }
 
-/** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
-export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
+/** Source Items -> Mailing Platform (with `parameters`): the workflow `runNode` runs. */
+function nodeWorkflow(options: NodeRunOptions): { nodes: INode[]; connections: IWorkflowBase['connections'] } {
 	const nodes: INode[] = [
 		{
 			id: 'source',
@@ -156,8 +156,12 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 		},
 	];
 	const connections = { 'Source Items': { main: [[{ node: NODE_NAME, type: 'main' as const, index: 0 }]] } };
-	const run = await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId);
-	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
+	return { nodes, connections };
+}
+
+/** What the Mailing Platform node's last run gave, or the error the execution stopped on. */
+function nodeRunResult(run: IRun): NodeRunResult {
+	const taskData = run.data.resultData.runData[NODE_NAME]?.at(-1);
 	const outputs = (taskData?.data?.main ?? []).map((output) => output ?? []);
 	const error = taskData?.error ?? run.data.resultData.error;
 	return {
@@ -176,6 +180,33 @@ export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 	};
 }
 
+/** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
+export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
+	const { nodes, connections } = nodeWorkflow(options);
+	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId));
+}
+
+/**
+ * n8n's Retry of a failed execution (the executions list's Retry): a new execution, in mode
+ * `retry`, of the data n8n stored for the failed one, read back from its database (so it shares
+ * no object with the failed execution), without the execution's error and without the failed
+ * node's last run; the failed node is still on the execution stack with its input, and runs
+ * again from there. A model of n8n's execution service, which lives in its CLI package.
+ */
+export async function retryExecution(options: NodeRunOptions, failed: IRun): Promise<NodeRunResult> {
+	const { nodes, connections } = nodeWorkflow(options);
+	const stored = JSON.parse(JSON.stringify(failed.data)) as IRun['data'];
+	const { lastNodeExecuted } = stored.resultData;
+	if (lastNodeExecuted !== undefined) {
+		delete stored.resultData.error;
+		const runs = stored.resultData.runData[lastNodeExecuted] ?? [];
+		if (runs.at(-1)?.error !== undefined) runs.pop();
+	}
+	const { workflow, workflowData } = await workflowOf(nodes, connections, options.timezone, options.workflowId);
+	const execute = new WorkflowExecute(additionalDataFor(options.credentials, workflowData), 'retry', stored);
+	return nodeRunResult(await execute.processRunExecutionData(workflow));
+}
+
 let processedDataInstalled = false;
 
 /** Gives nodes n8n-core's own deduplication helpers, backed by the model of n8n's store, once per process. */
@@ -185,13 +216,12 @@ async function installProcessedData(): Promise<void> {
 	await DataDeduplicationService.init(processedData);
 }
 
-export async function runWorkflow(
+async function workflowOf(
 	nodes: INode[],
 	connections: IWorkflowBase['connections'],
-	credentials: CredentialValues,
 	timezone = 'Europe/Berlin',
 	workflowId: string = HARNESS_NODE.workflowId,
-): Promise<IRun> {
+): Promise<{ workflow: Workflow; workflowData: IWorkflowBase }> {
 	await installProcessedData();
 	const workflowData: IWorkflowBase = {
 		id: workflowId,
@@ -213,6 +243,17 @@ export async function runWorkflow(
 		nodeTypes,
 		settings: workflowData.settings,
 	});
+	return { workflow, workflowData };
+}
+
+export async function runWorkflow(
+	nodes: INode[],
+	connections: IWorkflowBase['connections'],
+	credentials: CredentialValues,
+	timezone = 'Europe/Berlin',
+	workflowId: string = HARNESS_NODE.workflowId,
+): Promise<IRun> {
+	const { workflow, workflowData } = await workflowOf(nodes, connections, timezone, workflowId);
 	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), 'manual');
 	return await execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
 }

@@ -1,7 +1,6 @@
 import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
 import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
@@ -69,14 +68,14 @@ describe('what the editor shows', () => {
 		expect(notices('startBounceCheck')).toEqual([]);
 	});
 
-	it('a Base URL without the version prefix is refused before anything is sent, saying what to fix', async () => {
-		const credential = new MailingPlatformApi();
-		const options = { url: 'reports/unsubscriptions/reasons' };
-		await expect(credential.authenticate({ baseUrl: 'https://api.example.com', apiKey: 'k' }, options)).rejects.toThrow(
-			'The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is https://api.example.com)',
-		);
-		await expect(credential.authenticate({ baseUrl: 'https://api.example.com/1.0/', apiKey: 'k' }, options)).resolves.toMatchObject({
-			headers: { Authorization: 'Basic aw==' },
-		});
+	it('warns, while the Transaction Type ID is 0 and only then, that every item would be refused', () => {
+		const notices = (parameters: INodeParameters) =>
+			[...visible(action, { resource: 'transaction', operation: 'create', inputMode: 'fields', ...parameters }).values()]
+				.filter((property) => property.type === 'notice')
+				.map((property) => property.displayName);
+		const typeIdNotice = 'Set the Transaction Type ID: 0 is no type, and every item would be refused. Find the ID in the platform, or choose the type by name.';
+		expect(notices({ typeBy: 'id', typeId: 0 })).toContain(typeIdNotice);
+		expect(notices({ typeBy: 'id', typeId: 7 })).not.toContain(typeIdNotice);
+		expect(notices({ typeBy: 'name', typeId: 0 })).not.toContain(typeIdNotice);
 	});
 });

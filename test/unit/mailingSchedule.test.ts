@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { buildSchedule, normaliseAllowedHours } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
+import { buildSchedule } from '../../nodes/MailingPlatform/actions/mailing/scheduleParameters';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 const BERLIN = 'Europe/Berlin';
@@ -10,6 +10,11 @@ const BOTH_BERLIN = { workflow: BERLIN, platform: BERLIN };
 const NOW = DateTime.fromISO('2030-03-30T10:20:30', { zone: BERLIN });
 
 describe('mailing › allowed hours', () => {
+	/** The Allowed Hours the schedule sends for `text`, with a uniform dispatch. */
+	const allowedHours = (text: string) =>
+		buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption: 'uniform', dispatchEnd: 'inHours', dispatchEndInHours: 12, allowedHours: text }, BOTH_BERLIN, NOW).query
+			.allowedHours;
+
 	it.each([
 		['0,3,5,17-21', '0,3,5,17-21'],
 		['8-20', '8-20'],
@@ -18,8 +23,8 @@ describe('mailing › allowed hours', () => {
 		['08 - 10, 9, 23', '8-10,23'],
 		['7-7', '7'],
 		['0-23', '0-23'],
-	])('normalises %j to %j', (text, expected) => {
-		expect(normaliseAllowedHours(text)).toBe(expected);
+	])('sends %j as %j', (text, expected) => {
+		expect(allowedHours(text)).toBe(expected);
 	});
 
 	it.each([
@@ -30,7 +35,7 @@ describe('mailing › allowed hours', () => {
 		['-1', 'Allowed Hours has a part that is not an hour or a range: "-1"'],
 		['1-2-3', 'Allowed Hours has a part that is not an hour or a range: "1-2-3"'],
 	])('refuses %j', (text, message) => {
-		expect(() => normaliseAllowedHours(text)).toThrow(message);
+		expect(() => allowedHours(text)).toThrow(message);
 	});
 });
 
@@ -146,15 +151,23 @@ describe('mailing › the schedule panel offers the spec’s choices and ranges'
 		['uniform', 'inHours', 'dispatchEndInHours', 2, 96],
 		['hour', 'inHours', 'dispatchEndInHours', 2, 24],
 		['weekdayhour', 'inDays', 'dispatchEndInDays', 1, 7],
-	])('with %s, %s takes %s from %i to %i, in the panel and in the check', (dispatchOption, dispatchEnd, name, min, max) => {
-		const field = shown({ dispatchOption, dispatchEnd }).get(name);
-		expect(field?.typeOptions).toMatchObject({ minValue: min, maxValue: max, numberPrecision: 0 });
-		expect(field?.description).toContain(`${min} to ${max}`);
+	])('with %s, %s: the node takes %s from %i to %i in whole numbers, the range the panel lets a user type and names', (dispatchOption, dispatchEnd, name, min, max) => {
 		const schedule = (value: number) => buildSchedule({ scheduledAt: '2030-04-01T08:00', dispatchOption, dispatchEnd, [name]: value }, BOTH_BERLIN, NOW);
-		expect(schedule(min).query[name]).toBe(min);
-		expect(schedule(max).query[name]).toBe(max);
-		expect(() => schedule(min - 1)).toThrow(`from ${min} to ${max}, not ${min - 1}`);
+		const accepts = (value: number) => {
+			try {
+				return schedule(value).query[name] === value;
+			} catch {
+				return false;
+			}
+		};
+		expect([min - 1, min, min + 0.5, max, max + 1].map(accepts)).toEqual([false, true, false, true, false]);
 		expect(() => schedule(max + 1)).toThrow(`from ${min} to ${max}, not ${max + 1}`);
+		// n8n's editor keeps a number field within its minValue and maxValue: every value it lets
+		// through is one the node accepts, and the next one out either side is refused.
+		const field = shown({ dispatchOption, dispatchEnd }).get(name);
+		const { minValue = Number.NEGATIVE_INFINITY, maxValue = Number.POSITIVE_INFINITY } = field?.typeOptions ?? {};
+		expect([minValue - 1, minValue, maxValue, maxValue + 1].map(accepts)).toEqual([false, true, true, false]);
+		expect(field?.description).toContain(`${min} to ${max}`);
 	});
 
 	it.each(['hour', 'weekdayhour'])('with %s, groups 1 to 3 waves, 3 unless set', (dispatchOption) => {

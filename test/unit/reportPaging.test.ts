@@ -1,10 +1,10 @@
-import type { Page } from '../../nodes/MailingPlatform/actions/report/paging';
+import type { PageFetcher } from '../../nodes/MailingPlatform/actions/report/paging';
 import { fetchAllPages } from '../../nodes/MailingPlatform/actions/report/paging';
 
 /** A paged source of numbers 1..total, answering like the service (or worse, per options). */
 function source(total: number, options: { pagesHeader?: boolean; ignorePageIndex?: boolean } = {}) {
 	const asked: Array<[number, number]> = [];
-	const fetchPage = async (pageIndex: number, pageSize: number): Promise<Page<number>> => {
+	const fetchPage: PageFetcher<number> = async (pageIndex, pageSize) => {
 		asked.push([pageIndex, pageSize]);
 		const index = options.ignorePageIndex ? 1 : pageIndex;
 		const records = Array.from({ length: total }, (_, i) => i + 1).slice((index - 1) * pageSize, index * pageSize);
@@ -43,7 +43,7 @@ describe('fetchAllPages', () => {
 	});
 
 	it('stops at an empty page even when X-Pages promised more', async () => {
-		const fetchPage = async (pageIndex: number): Promise<Page<number>> => ({
+		const fetchPage: PageFetcher<number> = async (pageIndex) => ({
 			records: pageIndex === 1 ? Array.from({ length: 1000 }, (_, i) => i) : [],
 			pageCount: 50,
 			body: '',
@@ -63,7 +63,7 @@ describe('fetchAllPages', () => {
 
 	it('fails with the failure of the first page that failed, and tells each later page how many there are, for its errors', async () => {
 		const counts: Array<number | undefined> = [];
-		const fetchPage = async (pageIndex: number, _pageSize: number, pageCount?: number): Promise<Page<number>> => {
+		const fetchPage: PageFetcher<number> = async (pageIndex, _pageSize, pageCount) => {
 			counts[pageIndex] = pageCount;
 			if (pageIndex >= 3) throw new Error(`page ${pageIndex} failed`);
 			return { records: Array.from({ length: 1000 }, (_, i) => i), pageCount: 5, body: `page ${pageIndex}` };

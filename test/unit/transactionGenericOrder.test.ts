@@ -1,4 +1,4 @@
-import type { ILoadOptionsFunctions, INodeProperties } from 'n8n-workflow';
+import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { description } from '../../nodes/MailingPlatform/actions/transaction/create.operation';
 import { checkedGenericOrderContent } from '../../nodes/MailingPlatform/actions/transaction/content';
@@ -113,21 +113,5 @@ describe('checking content of the generic order type', () => {
 			ok: false,
 			problem: 'Content: order.items must be a list of objects, but entry 2 is the text "Cup"',
 		});
-	});
-});
-
-describe('the transaction panel', () => {
-	const property = (name: string) => description.find((candidate) => candidate.name === name) as INodeProperties;
-
-	it('offers permission 2 to 6 only, with 2 as the default', () => {
-		const permission = property('permission');
-		const values = (permission.options ?? []).map((option) => ('value' in option ? option.value : undefined));
-		expect(values).toEqual([2, 3, 4, 5, 6]);
-		expect(permission.default).toBe(2);
-	});
-
-	it('shows a notice while the type ID is 0, and leaves Contact ID empty', () => {
-		expect(property('typeIdNotice').displayOptions?.show).toMatchObject({ typeBy: ['id'], typeId: [0] });
-		expect(property('contactId').default).toBe('');
 	});
 });

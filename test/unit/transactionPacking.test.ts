@@ -97,11 +97,20 @@ describe('packing transactions into request bodies', () => {
 		expect(bodies.map((body) => ('refusal' in body ? 'refused' : [body.start, body.end, body.bytes.toString()]))).toEqual([[1, 3, '[{"a":2},{"a":3}]']]);
 	});
 
-	it('writes a small body into a buffer of about its size, not of the limit', () => {
-		const [body] = [...packBodies([{ order: 'A-1', total: 59.9 }], [0], 0, { limit: 9_000_000, maxBytes: 9_000_000 })];
-		expect('refusal' in body).toBe(false);
-		// Small buffers share Node's pool; before, every execution took a buffer of the whole limit.
-		expect('bytes' in body && body.bytes.buffer.byteLength).toBeLessThanOrEqual(Buffer.poolSize);
+	it('writes a body of one order into a buffer of about its own size, not of the limit', () => {
+		const bufferBehind = (transaction: Transaction) => {
+			const [body] = [...packBodies([transaction], [0], 0, { limit: 9_000_000, maxBytes: 9_000_000 })];
+			if ('refusal' in body) throw new Error(body.refusal.problem);
+			return { bodyBytes: body.bytes.length, bufferBytes: body.bytes.buffer.byteLength };
+		};
+		// Larger than Node's pool hands out, so the memory behind the body is its own: at most
+		// double the body (the buffer grows by doubling), far from the limit's 9,000,000 bytes.
+		const large = bufferBehind({ order: 'A-1', notes: 'x'.repeat(50_000) });
+		expect(large.bodyBytes).toBeGreaterThan(50_000);
+		expect(large.bufferBytes).toBeGreaterThanOrEqual(large.bodyBytes);
+		expect(large.bufferBytes).toBeLessThanOrEqual(2 * large.bodyBytes);
+		// A small body shares Node's pool with other small buffers rather than holding one of its own.
+		expect(bufferBehind({ order: 'A-1', total: 59.9 }).bufferBytes).toBeLessThanOrEqual(Buffer.poolSize);
 	});
 
 	it('packs nothing for no transactions, and one body for one', () => {

@@ -1,6 +1,6 @@
 import { buildQueryString, buildUrl, readPageCount } from '../../nodes/MailingPlatform/transport';
 import { errorAnswerMessage, oneLine } from '../../nodes/MailingPlatform/transport/serviceText';
-import { isRetriedStatus, leavesOutcomeOpen, neverSent, parseRetryAfter, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
+import { parseRetryAfter, retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 import { isAllowedBaseUrl, isTimeZone } from '../../credentials/MailingPlatformApi.credentials';
 
 describe('buildUrl', () => {
@@ -33,22 +33,6 @@ describe('readPageCount', () => {
 		expect(readPageCount({ 'x-items': '2320' })).toBeUndefined();
 		expect(readPageCount({ 'x-pages': 'many' })).toBeUndefined();
 		expect(readPageCount({ 'x-pages': '' })).toBeUndefined();
-	});
-});
-
-describe('what is retried', () => {
-	it('retries reads on 429, 500, 502, 503 and 504 and nothing else', () => {
-		const retried = [400, 401, 403, 404, 409, 413, 429, 500, 501, 502, 503, 504].filter((status) => isRetriedStatus(status, true));
-		expect(retried).toEqual([429, 500, 502, 503, 504]);
-	});
-
-	it('retries a write only where the service says it did not act (429, 503) or nothing was sent', () => {
-		const retried = [400, 429, 500, 502, 503, 504].filter((status) => isRetriedStatus(status, false));
-		expect(retried).toEqual([429, 503]);
-		expect([500, 502, 504].every(leavesOutcomeOpen)).toBe(true);
-		expect([400, 429, 503].some(leavesOutcomeOpen)).toBe(false);
-		expect(neverSent('ECONNREFUSED')).toBe(true);
-		expect(neverSent('ECONNRESET')).toBe(false);
 	});
 });
 

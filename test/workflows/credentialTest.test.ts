@@ -1,5 +1,6 @@
 import { testCredential } from '../harness/credentialTest';
 import { useServiceDouble } from '../harness/double';
+import { runNode } from '../harness/workflow';
 
 /**
  * The dialog's "Test" against the double: the request is n8n-core's, n8n's verdict on it a model
@@ -53,5 +54,27 @@ describe('the credential test (request by n8n-core; verdict as n8n’s credentia
 
 		expect(verdict).toEqual({ status: 'Error', message: 'The Base URL "http://api.example.com/1.0" is not allowed: use an https:// address (plain http:// only works for localhost)' });
 		expect(double().requests).toEqual([]);
+	});
+});
+
+/** The credential on a node's own requests, which n8n-core authenticates with the credential's `authenticate`. */
+describe('the credential on a node’s requests', () => {
+	const { double, credentials } = useServiceDouble();
+	const parameters = { resource: 'report', operation: 'getUnsubscriptionReasons' };
+
+	it('refuses a Base URL without the version prefix before sending anything, saying what to fix', async () => {
+		const baseUrl = double().baseUrl.replace(/\/1\.0$/, '');
+		const result = await runNode({ credentials: credentials({ baseUrl }), parameters });
+
+		// The report's page the request was for follows, as on every failed page.
+		expect(result.error?.message).toBe(`The Base URL must end with the version prefix, e.g. https://api.example.com/1.0 (it is ${baseUrl}) (page 1)`);
+		expect(double().requests).toEqual([]);
+	});
+
+	it('takes a Base URL with a trailing slash, and the service accepts the key it sends', async () => {
+		const result = await runNode({ credentials: credentials({ baseUrl: `${double().baseUrl}/` }), parameters });
+
+		expect(result.error).toBeUndefined();
+		expect(double().requests.map((request) => `${request.rawPath} ${request.status}`)).toEqual(['reports/unsubscriptions/reasons 200']);
 	});
 });

@@ -2,7 +2,7 @@ import { MAILINGS } from '../double/routes/mailings';
 import { useServiceDouble } from '../harness/double';
 import { processedData } from '../harness/processedData';
 import { jsonMode, order } from '../harness/transactions';
-import { runNode } from '../harness/workflow';
+import { retryExecution, runNode } from '../harness/workflow';
 
 /**
  * n8n's own Retry On Fail (Settings › Retry On Fail) re-runs the node in the same execution
@@ -128,5 +128,51 @@ describe('what Create says of sending again after an execution that failed or ne
 		expect(result.main[0].message).toBe(
 			'Not sent: an earlier execution took this Deduplication Key and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "A-0-again".',
 		);
+	});
+});
+
+/**
+ * What a try did at the service is kept for the next try of the same node run only. A later
+ * execution of the same workflow and input, and n8n's Retry of the failed execution (from the
+ * executions list), are new runs: they send what they send without a Deduplication Key, whatever
+ * an earlier execution kept.
+ */
+describe('a later execution never reuses what an earlier one kept for Retry On Fail', () => {
+	const { double, credentials } = useServiceDouble();
+
+	/** Two orders in two requests; the second order's stays unavailable (503) through every try of the node. */
+	async function failedExecution() {
+		const create = { credentials: credentials(), parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } }, items: [order(0, 600), order(1, 600)], retry };
+		double().faults.unavailableForOrders.add('A-1');
+		double().faults.unavailableRetryAfter = '0';
+		const failed = await runNode(create);
+
+		expect(failed.error?.message).toContain('(item 1)');
+		// Three tries of the node, and A-0 posted once: the later tries reused what the first kept.
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
+		expect(double().requestsTo('transactions').length).toBeGreaterThan(3);
+		double().faults.unavailableForOrders.clear();
+		return { create, failed };
+	}
+
+	it('a new execution of the same input sends both orders, the one queued before included, and both read queued', async () => {
+		const { create } = await failedExecution();
+
+		const again = await runNode(create);
+
+		expect(again.error).toBeUndefined();
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-0', 'A-1']);
+		expect(again.main.map((json) => json.queued)).toEqual([true, true]);
+	});
+
+	it('n8n’s Retry of the failed execution sends both orders again, the one queued before included, and both read queued', async () => {
+		const { create, failed } = await failedExecution();
+
+		const retried = await retryExecution(create, failed.run);
+
+		expect(retried.error).toBeUndefined();
+		expect(retried.run.data.resultData.runData['Source Items']).toHaveLength(1);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-0', 'A-1']);
+		expect(retried.main.map((json) => json.queued)).toEqual([true, true]);
 	});
 });

@@ -76,7 +76,7 @@ describe('transaction › create with content mapped onto the generic order type
 		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 
-	it('refuses "12,5" for order.tax_rate naming the item and the key, and sends the other orders', async () => {
+	it('refuses "12,5" for order.tax_rate on its own item, naming the key, and sends the other orders', async () => {
 		const items = [wooItem(), wooItem({ number: '5311', tax_lines: [{ rate_percent: '12,5' }] }), wooItem({ number: '5312', total: '1,234.50' })];
 		const result = await runNode({ credentials: credentials(), parameters: mapped(MONEY), items, onError: 'continueRegularOutput' });
 
@@ -89,6 +89,8 @@ describe('transaction › create with content mapped onto the generic order type
 			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',
 		});
 		expect(result.main[2].error).toBe('Content Fields: order.total must be a number, not the text "1,234.50"');
+		// Each error item is paired with the order it refuses, which is how the editor links them.
+		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(sentContent(double())).toEqual([{ 'order.id': '5310', 'order.total': 59.9, 'order.tax_rate': 19 }]);
 		expect(double().transactions.receivedCount).toBe(1);
 	});

@@ -2,6 +2,7 @@ import { useServiceDouble } from '../harness/double';
 import type { SourceItem } from '../harness/sourceNode';
 import { fieldsMode, jsonMode } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
+import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 
 describe('transaction › create in a workflow: input and refusals', () => {
 	const { double, credentials } = useServiceDouble();
@@ -46,6 +47,21 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			{ email: 'new1@example.com', permission: 2, id: 'A-1' },
 			{ email: 'new2@example.com', permission: 1, id: 'A-2' },
 		];
+
+		it('sends every permission the panel offers as chosen, and refuses those it does not offer', async () => {
+			const permission = new MailingPlatform().description.properties.find((property) => property.name === 'permission');
+			const offered = (permission?.options ?? []).map((option) => ('value' in option ? option.value : undefined));
+			const chosen = [...offered, 1, 7].map((value, index) => ({ email: `new${index}@example.com`, permission: value, id: `A-${index}` }));
+
+			const result = await runNode({ credentials: credentials(), parameters: importMode, items: chosen, onError: 'continueRegularOutput' });
+
+			expect(offered).toEqual([2, 3, 4, 5, 6]);
+			expect(double().transactions.queued.map((queued) => (queued.transaction?.import as { contact: { permission: number } }).contact.permission)).toEqual(offered);
+			expect(result.main.slice(offered.length).map((json) => json.error)).toEqual([
+				'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
+				'Permission must be a whole number from 2 to 6',
+			]);
+		});
 
 		it('refuses permission 1 before anything is sent', async () => {
 			const result = await runNode({ credentials: credentials(), parameters: importMode, items });
@@ -147,7 +163,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 		]);
 	});
 
-	it('refuses items without type or contact, naming the item and the field', async () => {
+	it('refuses items without type or contact, each on its own item, naming the field', async () => {
 		const result = await runNode({
 			credentials: credentials(),
 			parameters: { ...fieldsMode, typeId: '={{ $json.type }}' },
@@ -165,6 +181,24 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			'Content must be a JSON object',
 		]);
 		expect(result.main[2].message).toBe('Give Content as one JSON object, e.g. {"order.id": "A-1001", "order.total": 59.9}.');
+		// Each error item is paired with the input item it refuses, which is how the editor links them.
+		expect(result.outputs[0].map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(double().requestsTo('transactions')).toHaveLength(0);
+	});
+
+	it('stops on an item without a type, naming that item in the error, when Continue On Fail is off', async () => {
+		const result = await runNode({
+			credentials: credentials(),
+			parameters: { ...fieldsMode, typeId: '={{ $json.type }}' },
+			items: [
+				{ type: 1, email: 'anna@example.com', order: {} },
+				{ type: 1, email: 'ben@example.com', order: {} },
+				{ type: 0, email: 'carla@example.com', order: {} },
+			],
+		});
+
+		expect(result.error?.message).toBe('Transaction Type ID is missing: set the transaction type by ID or by name');
+		expect(result.error?.context?.itemIndex).toBe(2);
 		expect(double().requestsTo('transactions')).toHaveLength(0);
 	});
 });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+
 import { useServiceDouble } from '../harness/double';
 import { jsonMode } from '../harness/transactions';
 import { credentialDecryptions, runNode } from '../harness/workflow';
@@ -95,6 +97,51 @@ describe('transport behaviour in a workflow', () => {
 		expect(result.error?.message).toBe("Injected 500; the request's outcome is unknown");
 		expect(result.error?.description).toContain('Attempts made: 1.');
 		expect(double().requestsTo('mailings/')).toHaveLength(1);
+	});
+
+	describe('which failed requests are sent again', () => {
+		const read = { resource: 'mailing', operation: 'getTestSendOutResult', mailingId: 1001 };
+
+		// A read may be repeated after any answer that says the service is busy or failed on the way.
+		it.each([
+			[400, 1], [401, 1], [403, 1], [404, 1], [409, 1], [413, 1], [429, 2], [500, 2], [501, 1], [502, 2], [503, 2], [504, 2],
+		])('a read answered %i is sent %i time(s)', async (status, times) => {
+			double().faults.failNext(1, status, { match: 'testsendout', retryAfter: '0' });
+
+			const result = await runNode({ credentials: credentials(), parameters: read });
+
+			expect(double().requests.map((request) => request.status)).toEqual(times === 2 ? [status, 200] : [status]);
+			expect(result.error === undefined).toBe(times === 2);
+		});
+
+		// A write only where the service says it did not act: after 500, 502 or 504 it may have renamed the field.
+		it.each([
+			[400, 1, 'failed'], [429, 2, 'renamed'], [500, 1, 'outcome unknown'], [502, 1, 'outcome unknown'], [503, 2, 'renamed'], [504, 1, 'outcome unknown'],
+		])('a rename answered %i is sent %i time(s), and then reads %s', async (status, times, reads) => {
+			double().faults.failNext(1, status, { retryAfter: '0' });
+
+			const result = await runNode({ credentials: credentials(), parameters });
+
+			expect(double().requests).toHaveLength(times);
+			const outcome = result.error === undefined ? 'renamed' : result.error.message.includes("the request's outcome is unknown") ? 'outcome unknown' : 'failed';
+			expect(outcome).toBe(reads);
+		});
+
+		it('sends a rename again when the connection was refused, since nothing reached the service, until the attempts are spent', async () => {
+			// A port nothing listens on: taken from the system, then given back.
+			const port = await new Promise<number>((resolve) => {
+				const server = createServer().listen(0, '127.0.0.1', () => {
+					const { port: free } = server.address() as { port: number };
+					server.close(() => resolve(free));
+				});
+			});
+
+			const result = await runNode({ credentials: credentials({ baseUrl: `http://127.0.0.1:${port}/1.0` }), parameters });
+
+			expect(result.error?.message).toBe('The service could not be reached');
+			expect(result.error?.description).toContain('ECONNREFUSED');
+			expect(result.error?.description).toContain('Attempts made: 5.');
+		});
 	});
 
 	it('decrypts the credential once per execution, however many requests and readers need it', async () => {

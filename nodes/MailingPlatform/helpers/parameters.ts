@@ -11,7 +11,7 @@ import { InputProblem, isEmpty, isPlainObject } from './values';
  * naming the field, and the caller adds the item.
  */
 
-export type Reader<T> = (itemIndex: number) => T;
+type Reader<T> = (itemIndex: number) => T;
 
 /** A parameter of one item, as n8n evaluates it. */
 export function parameter<T>(context: IExecuteFunctions, name: string, itemIndex: number, fallback: T): T {

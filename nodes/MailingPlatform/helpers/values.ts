@@ -2,8 +2,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Bad input is refused by throwing an `InputProblem` that names the field and says how to fix it,
- * before anything is sent; `itemError` (helpers/itemResults) makes it the item's n8n error.
+ * Why the node does not send an item, and how to fix it: a field's bad input, mostly found before
+ * anything is sent, but also a transaction the packer cannot carry (not JSON, or larger alone than
+ * a request may be), found while other items' requests go out, and Deduplication Keys that n8n's
+ * store could not check. `itemError` (helpers/itemResults) makes it the item's n8n error.
  */
 export class InputProblem extends Error {
 	constructor(

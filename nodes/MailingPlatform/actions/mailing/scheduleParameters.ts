@@ -30,12 +30,12 @@ export type ScheduleInput = { -readonly [name in keyof typeof FIELD_LABELS]?: un
  * The user picks times in the workflow's zone; the service reads its `date`/`hours`/`minutes`
  * and `dispatchEndExactDatetime` as wall-clock time of the platform account's zone.
  */
-export interface ScheduleZones {
+interface ScheduleZones {
 	workflow: string;
 	platform: string;
 }
 
-export interface Schedule {
+interface Schedule {
 	/** Query parameters in the order they are sent. */
 	query: Record<string, string | number | boolean>;
 	/** What was sent: wall-clock time in `timeZone`, the platform's. */
@@ -50,7 +50,7 @@ const WALL_CLOCK = 'yyyy-MM-dd HH:mm';
  * Checks allowed hours in the spec's form (`0,3,5,17-21`) and writes them compactly:
  * sorted, duplicates merged, runs of hours as ranges.
  */
-export function normaliseAllowedHours(text: string, field = FIELD_LABELS.allowedHours): string {
+function normaliseAllowedHours(text: string, field = FIELD_LABELS.allowedHours): string {
 	const hint = `Write hours from 0 to 23, separated by commas, with ascending ranges such as 17-21; for a span over midnight write 22-23,0-5.`;
 	const hours = new Set<number>();
 	for (const rawPart of text.split(',')) {

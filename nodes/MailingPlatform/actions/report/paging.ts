@@ -36,7 +36,7 @@ export async function fetchReport(
 }
 
 /** The largest `page_size` the service accepts. */
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 
 /**
  * Pages fetched at the same time once the first told how many: enough to hide the service's
@@ -44,7 +44,7 @@ export const MAX_PAGE_SIZE = 1000;
  */
 const PAGE_CONCURRENCY = 4;
 
-export interface Page<T> {
+interface Page<T> {
 	records: T[];
 	/** How many pages the service says there are (`X-Pages`), when it says so. */
 	pageCount?: number;
@@ -52,18 +52,16 @@ export interface Page<T> {
 	body: string;
 }
 
-export interface PagingOptions {
+interface PagingOptions {
 	/** Stop once this many records are collected; undefined for all. */
 	limit?: number;
-	/** Pages fetched at the same time after the first; 4 unless given. */
-	concurrency?: number;
 }
 
 /** One page; `pageCount` is known once the first page told it, and goes into the page's errors. */
 export type PageFetcher<T> = (pageIndex: number, pageSize: number, pageCount?: number) => Promise<Page<T>>;
 
 /**
- * Pages 2..lastPage, at most `concurrency` at a time, in page order. Stops at
+ * Pages 2..lastPage, at most PAGE_CONCURRENCY at a time, in page order. Stops at
  * an empty page or one that repeats page 1 (a service ignoring `page_index`), so a wrong
  * `X-Pages` can neither loop for ever nor produce duplicates. Only records are kept, not bodies.
  */
@@ -71,7 +69,6 @@ async function fetchConcurrently<T>(
 	fetchPage: (pageIndex: number) => Promise<Page<T>>,
 	lastPage: number,
 	firstBody: string,
-	concurrency: number,
 ): Promise<T[][]> {
 	const recordsByPage = new Map<number, T[]>();
 	const failures = new Map<number, unknown>();
@@ -89,7 +86,7 @@ async function fetchConcurrently<T>(
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.max(0, Math.min(concurrency, lastPage - 1)) }, worker));
+	await Promise.all(Array.from({ length: Math.max(0, Math.min(PAGE_CONCURRENCY, lastPage - 1)) }, worker));
 	const ordered: T[][] = [];
 	for (let pageIndex = 2; pageIndex <= end; pageIndex++) {
 		if (failures.has(pageIndex)) throw failures.get(pageIndex);
@@ -109,7 +106,7 @@ async function fetchConcurrently<T>(
  * whole call: partial output would look complete.
  */
 export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: PagingOptions = {}): Promise<T[]> {
-	const { limit, concurrency = PAGE_CONCURRENCY } = options;
+	const { limit } = options;
 	const pageSize = limit === undefined ? MAX_PAGE_SIZE : Math.max(1, Math.min(limit, MAX_PAGE_SIZE));
 	const wanted = limit ?? Number.POSITIVE_INFINITY;
 
@@ -123,7 +120,6 @@ export async function fetchAllPages<T>(fetchPage: PageFetcher<T>, options: Pagin
 			async (pageIndex) => await fetchPage(pageIndex, pageSize, pages),
 			Math.min(pages, Math.ceil(wanted / pageSize)),
 			first.body,
-			concurrency,
 		);
 		for (const pageRecords of laterPages) records.push(...pageRecords);
 		return records.slice(0, wanted);

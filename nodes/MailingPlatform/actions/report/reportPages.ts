@@ -4,7 +4,7 @@ import type { ErrorDescriptions, QueryParameters, ServiceContext } from '../../t
 import { readPageCount, xmlRequest } from '../../transport';
 import type { PageFetcher } from './paging';
 
-export interface ReportRequest {
+interface ReportRequest {
 	path: string[];
 	query: QueryParameters;
 	/** The wrapper element of the page, e.g. `blocks`. */

@@ -6,7 +6,7 @@ import { thousands } from '../../helpers/numbers';
 
 const MAX_ATTACHMENT_BYTES = 1_000_000;
 
-export interface Attachment {
+interface Attachment {
 	filename: string;
 	mimetype: string;
 	data: string;

@@ -12,10 +12,10 @@ import type { Deduplication } from './deduplication';
 import { keyReader } from './deduplication';
 import type { Outcome } from './results';
 
-export type Transaction = Record<string, unknown>;
+type Transaction = Record<string, unknown>;
 
 /** How each part of a transaction is called where the user set it: a parameter's name or a JSON path. */
-export interface FieldLabels {
+interface FieldLabels {
 	type: string;
 	contact: string;
 	permission: string;
@@ -167,7 +167,7 @@ function fromJson(context: IExecuteFunctions, validateContent: boolean): Builder
 }
 
 /** Every item's transaction (undefined where refused), the refusals, and each item's key when the Deduplication Key is on. */
-export interface Built {
+interface Built {
 	transactions: Array<Transaction | undefined>;
 	refused: Outcome[];
 	deduplication?: Deduplication;
