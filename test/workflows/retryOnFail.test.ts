@@ -57,7 +57,7 @@ describe('n8n’s Retry On Fail continues the node’s work instead of repeating
 		expect(processedData.remembers('A-0')).toBe(false);
 	});
 
-	it('Create with the service unavailable (503) until the node’s own attempts are spent: sent again by the re-run, queued once', async () => {
+	it('Create with the service unavailable (503) for a while: the account’s sender sends again after each pause, queued once, and the node does not fail', async () => {
 		double().faults.failNext(5, 503, { retryAfter: '0', match: 'transactions' });
 		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: orders.slice(0, 2), retry });
 
@@ -140,11 +140,10 @@ describe('what Create says of sending again after an execution that failed or ne
 describe('a later execution never reuses what an earlier one kept for Retry On Fail', () => {
 	const { double, credentials } = useServiceDouble();
 
-	/** Two orders in two requests; the second order's stays unavailable (503) through every try of the node. */
+	/** Two orders in two requests; the second order's stays unavailable (503) through every try of the node, each waiting its Max Wait Seconds. */
 	async function failedExecution() {
-		const create = { credentials: credentials(), parameters: { ...jsonMode, options: { maxRequestBytes: 1024 } }, items: [order(0, 600), order(1, 600)], retry };
+		const create = { credentials: credentials(), parameters: { ...jsonMode, options: { maxRequestBytes: 1024, maxWaitSeconds: 1 } }, items: [order(0, 600), order(1, 600)], retry };
 		double().faults.unavailableForOrders.add('A-1');
-		double().faults.unavailableRetryAfter = '0';
 		const failed = await runNode(create);
 
 		expect(failed.error?.message).toContain('(item 1)');

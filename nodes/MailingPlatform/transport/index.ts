@@ -12,10 +12,10 @@ import { parseXml } from './xml';
 
 export type { ErrorDescriptions, ServiceContext } from './errors';
 
-export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | undefined;
+type QueryValue = string | number | boolean | ReadonlyArray<string | number> | undefined;
 export type QueryParameters = Readonly<Record<string, QueryValue>>;
 
-export interface ServiceRequest {
+interface ServiceRequest {
 	method: IHttpRequestMethods;
 	/** Path segments below the base URL; each is encoded as exactly one segment. */
 	path: ReadonlyArray<string | number>;

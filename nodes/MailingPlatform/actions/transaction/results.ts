@@ -13,7 +13,7 @@ export interface QueueReport extends IDataObject {
 }
 
 /** Dry Run: the request a transaction would go in, its size and count of transactions. */
-export interface RequestSummary {
+interface RequestSummary {
 	number: number;
 	bytes: number;
 	transactions: number;
