@@ -21,7 +21,7 @@ export function rushTable(first: Measurements): Table {
 		title:
 			`Rush: ${count(first.orders)} one-order executions (Webhook-like source -> one node) started at once, each its own WorkflowExecute run, ` +
 			`against a double answering every request after ${count(first.latencyMs)} ms; ${count(first.rounds)} rushes of each flow, the flows' order reversed every round, ` +
-			`after one rush of ${count(first.warmUp)} of each; every order checked queued exactly once; both nodes on n8n's own n8n-core and n8n-workflow in one process, the double in its own`,
+			`after one unmeasured rush of each; every order checked queued exactly once; both nodes on n8n's own n8n-core and n8n-workflow in one process, the double in its own`,
 		rows: [
 			...perFlow('POSTs the double received / orders', 'PostsPerOrder', fixed(3)),
 			...perFlow('CPU of all threads of the bench process per order (GC included: a full GC closes each rush)', 'CpuMsPerOrder', hundredthsMs),
