@@ -19,9 +19,9 @@ const NODE_NAME = 'Node';
 
 /** The flows, each Webhook-like source -> one node, the order in `$json.body` as n8n's Webhook puts it. */
 export const COMMON_FLOWS = ['create', 'createKeyed', 'httpRequest', 'noOp'] as const;
-type Flow = (typeof COMMON_FLOWS)[number];
+export type Flow = (typeof COMMON_FLOWS)[number];
 
-function loadN8nNode(file: string, exported: string, version: number): { file: string; node: INodeType } {
+export function loadN8nNode(file: string, exported: string, version: number): { file: string; node: INodeType } {
 	const path = requireFromN8n.resolve(`n8n-nodes-base/dist/nodes/${file}`);
 	const type = (requireFromN8n(path) as Record<string, new () => INodeType | VersionedNodeType>)[exported];
 	const instance = new type();
@@ -53,7 +53,7 @@ function queued(flow: Flow, output: Record<string, unknown> | undefined, order: 
 }
 
 /** One execution of the flow for one order; throws unless the order was queued. */
-async function executeOne(flow: Flow, order: ShopOrder, service: CredentialValues, historySize: number): Promise<void> {
+export async function executeOne(flow: Flow, order: ShopOrder, service: CredentialValues, historySize: number): Promise<void> {
 	const source: INode = {
 		id: 'source',
 		name: 'Webhook',

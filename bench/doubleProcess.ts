@@ -7,12 +7,14 @@ import { processCpuMs } from './measure';
 
 /** What a double's process answers to `reset` and `stats`: counted since the last reset. */
 export interface DoubleStats {
-	/** Requests to the measured path, in arrival order; `path` below the version prefix, with the query. */
+	/** Requests to the measured path (every request, rush double), in arrival order; `path` below the version prefix, with the query. */
 	requests: Array<{ path: string; bodyBytes: number; status: number }>;
 	/** Bytes of the answers' bodies to those requests (reports double only). */
 	answerBytes?: number;
-	/** The most pages waiting for their answer at one moment (reports double only). */
+	/** The most pages (reports double) or requests (rush double) waiting for their answer at one moment. */
 	mostInFlight?: number;
+	/** POST requests of any path (rush double only). */
+	posts?: number;
 	/** CPU time of the double's whole process. */
 	cpuMs: number;
 	/** Order IDs of the queued transactions (transactions double only). */

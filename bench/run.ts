@@ -4,6 +4,8 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 
 import { ensureN8nInstalled } from '../scripts/n8n';
+import { commonFlowTable } from './commonFlowTable';
+import { rushTable } from './rushTable';
 import type { Measurements } from './scenario';
 import type { RunMeasurements, Table } from './tables';
 import { tables } from './tables';
@@ -14,6 +16,7 @@ const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
 	{ name: 'transactionsPerItem', scenario: 'transactionsPerItem', settings: [] },
 	{ name: 'deduplication', scenario: 'deduplication', settings: [] },
 	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
+	{ name: 'rush', scenario: 'rush', settings: ['--orders', '2000', '--latencyMs', '50', '--rounds', '2'] },
 	{ name: 'reports', scenario: 'reports', settings: [] },
 	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--concurrency', '4'] },
 	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--concurrency', '1'] },
@@ -47,23 +50,68 @@ function print(table: Table, runs: RunMeasurements[]): void {
 	for (const [measure, value, goal] of lines) console.log(`| ${measure.padEnd(widths[0])} | ${value.padEnd(widths[1])} | ${goal} |`);
 }
 
-/** `npm run bench [-- --runs N]`: every scenario N times, each run in fresh processes. */
+/** The runs that have a table of their own, printable without the others. */
+const OWN_TABLES: Record<string, (first: RunMeasurements) => Table> = {
+	commonFlow: (first) => commonFlowTable(first.commonFlow),
+	rush: (first) => rushTable(first.rush),
+};
+
+interface Options {
+	count: number;
+	/** The runs to make: all, or those `--only` names (each with a table of its own). */
+	only?: string[];
+	/** Any other `--name value`: replaces that setting of every chosen run that has it. */
+	overrides: Map<string, string>;
+}
+
+function readOptions(args: string[]): Options {
+	const options: Options = { count: 1, overrides: new Map() };
+	for (let index = 0; index < args.length; index += 2) {
+		const [flag, value] = [args[index], args[index + 1]];
+		if (!flag.startsWith('--') || value === undefined) throw new Error(`options are --name value pairs, not ${args.join(' ')}`);
+		if (flag === '--runs') options.count = Number(value);
+		else if (flag === '--only') options.only = value.split(',');
+		else options.overrides.set(flag, value);
+	}
+	if (!Number.isInteger(options.count) || options.count < 1) throw new Error('--runs takes a whole number from 1');
+	const unknown = options.only?.filter((name) => OWN_TABLES[name] === undefined) ?? [];
+	if (unknown.length > 0) throw new Error(`--only takes ${Object.keys(OWN_TABLES).join(', ')}; not ${unknown.join(', ')}`);
+	return options;
+}
+
+/** The chosen runs, each with the overridden settings; an override no chosen run has is refused. */
+function chosenRuns({ only, overrides }: Options): typeof RUNS {
+	const runs = RUNS.filter(({ name }) => only === undefined || only.includes(name)).map((run) => {
+		const settings = [...run.settings];
+		for (let index = 0; index < settings.length; index += 2) settings[index + 1] = overrides.get(settings[index]) ?? settings[index + 1];
+		return { ...run, settings };
+	});
+	for (const flag of overrides.keys()) {
+		if (!runs.some(({ settings }) => settings.includes(flag))) throw new Error(`no chosen run has the setting ${flag}`);
+	}
+	return runs;
+}
+
+/**
+ * `npm run bench [-- --runs N] [--only commonFlow,rush] [--orders 5000 ...]`: the scenarios N
+ * times, each run in fresh processes.
+ */
 async function main(): Promise<void> {
-	const runsFlag = process.argv.indexOf('--runs');
-	const count = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
-	if (!Number.isInteger(count) || count < 1) throw new Error('--runs takes a whole number from 1');
-	// The common flow runs n8n's own HTTP Request node from the n8n the end-to-end tests install.
+	const options = readOptions(process.argv.slice(2));
+	const chosen = chosenRuns(options);
+	// The common flow and the rush run n8n's own HTTP Request node from the n8n the end-to-end tests install.
 	await ensureN8nInstalled((line) => console.error(line));
 	const runs: RunMeasurements[] = [];
-	for (let run = 1; run <= count; run++) {
+	for (let run = 1; run <= options.count; run++) {
 		const measurements: RunMeasurements = {};
-		for (const { name, scenario, settings } of RUNS) {
-			console.error(`run ${run} of ${count}: ${name}`);
+		for (const { name, scenario, settings } of chosen) {
+			console.error(`run ${run} of ${options.count}: ${name}`);
 			measurements[name] = await runScenario(scenario, settings);
 		}
 		runs.push(measurements);
 	}
-	for (const table of tables(runs[0])) print(table, runs);
+	const printed = options.only === undefined ? [...tables(runs[0]), rushTable(runs[0].rush)] : options.only.map((name) => OWN_TABLES[name](runs[0]));
+	for (const table of printed) print(table, runs);
 }
 
 main().then(

@@ -13,6 +13,7 @@ const scenarios: Record<string, () => Promise<(settings: Settings) => Promise<Me
 	pagedRead: async () => (await import('./reports')).pagedRead,
 	deduplication: async () => (await import('./deduplication')).deduplication,
 	commonFlow: async () => (await import('./commonFlow')).commonFlow,
+	rush: async () => (await import('./rush')).rushOfOrders,
 };
 
 function readSettings(args: string[]): Settings {
