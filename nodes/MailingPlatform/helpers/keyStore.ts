@@ -5,8 +5,8 @@ import { sleep } from 'n8n-workflow';
  * n8n's deduplication store for one node, safe within a process. The store reads a node's whole
  * history row, changes it and writes it back with no lock, so two calls at once lose one's
  * change, and two first calls collide on inserting the row. Here every call for one workflow's
- * node waits its turn in this process, calls waiting together go as one (fewer rows rewritten at
- * peak), and a first-use collision with another process is tried again.
+ * node waits its turn in this process, calls of one kind waiting together go as one (fewer rows
+ * rewritten at peak), and a first-use collision with another process is tried again.
  */
 
 type Waiting = {
@@ -46,13 +46,18 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-/** Calls one after the other; consecutive calls of one kind and options go as one. */
+/** Calls one after the other; waiting calls of one kind and options go as one. */
 async function workOff(id: string, queue: Waiting[]): Promise<void> {
 	while (queue.length > 0) {
+		// Every waiting call of the first one's kind goes with it, not only the next ones: at a rush,
+		// settlements of finished sends and claims of new orders share one rewrite of the row. Calls
+		// of one key never wait together (`hold`), so their order among other keys' calls is free.
 		const [first] = queue;
-		let count = 1;
-		while (count < queue.length && queue[count].kind === first.kind && queue[count].options.maxEntries === first.options.maxEntries) count++;
-		const batch = queue.splice(0, count);
+		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries;
+		const batch = queue.filter(together);
+		let left = 0;
+		for (const waiting of queue) if (!together(waiting)) queue[left++] = waiting;
+		queue.length = left;
 		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
 		try {
 			const recordedBefore = await storeCall(batch, keys);
