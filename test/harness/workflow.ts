@@ -114,6 +114,8 @@ export interface NodeRunOptions {
 	workflowId?: string;
 	/** Another registered type of the node, e.g. the node as a second n8n process loads it. */
 	nodeType?: string;
+	/** n8n stops the execution (as its Stop button does) when this settles. */
+	stopWhen?: Promise<unknown>;
 }
 
 export interface NodeRunResult {
@@ -183,7 +185,7 @@ function nodeRunResult(run: IRun): NodeRunResult {
 /** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
 export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 	const { nodes, connections } = nodeWorkflow(options);
-	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId));
+	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId, options.stopWhen));
 }
 
 /**
@@ -252,8 +254,11 @@ export async function runWorkflow(
 	credentials: CredentialValues,
 	timezone = 'Europe/Berlin',
 	workflowId: string = HARNESS_NODE.workflowId,
+	stopWhen?: Promise<unknown>,
 ): Promise<IRun> {
 	const { workflow, workflowData } = await workflowOf(nodes, connections, timezone, workflowId);
 	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), 'manual');
-	return await execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
+	const running = execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
+	void stopWhen?.then(() => running.cancel());
+	return await running;
 }

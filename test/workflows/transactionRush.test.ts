@@ -50,3 +50,28 @@ describe('transaction › create at a shop’s rush', () => {
 		expect(performance.now() - started).toBeGreaterThanOrEqual(290);
 	});
 });
+
+describe('transaction › create: stopping one execution at a rush', () => {
+	const { double, credentials } = useServiceDouble();
+
+	/** Resolves once the double has received `count` requests to transactions. */
+	async function requestsArrived(count: number): Promise<void> {
+		while (double().requestsTo('transactions').length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+
+	it('withdraws the stopped execution’s order that has not left, and lets a request under way finish for every execution it carries', async () => {
+		double().faults.delayMs = 300;
+		const run = (number: number, stopWhen?: Promise<unknown>) =>
+			runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(number)], stopWhen }).catch((error: Error) => error);
+		const first = run(0);
+		await requestsArrived(1);
+		// Orders 1 and 2 wait behind the first request; order 1's execution is stopped while it waits.
+		const stopped = run(1, new Promise((resolve) => setTimeout(resolve, 50)));
+		const carried = run(2, requestsArrived(2));
+		const others = [run(3), run(4)];
+		await Promise.all([first, stopped, carried, ...others]);
+
+		expect(double().transactions.queuedOrderIds().sort()).toEqual(['A-0', 'A-2', 'A-3', 'A-4']);
+		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([200, 200]);
+	});
+});
