@@ -28,26 +28,33 @@ export function rushFailures(figures: RushFigures): string[] {
 	].filter(Boolean);
 }
 
-export function describeRush(results: RushFigures[], settings: RushSettings): { lines: string[]; passed: boolean } {
-	const { rate, burst, retryAfter } = settings.budget;
-	const lines = [
-		`Rush: ${settings.orders} orders per flow, one per webhook call, at ${settings.ordersPerSecond} per second; the account's budget ${rate} requests per second, burst ${burst}, 429 with Retry-After ${retryAfter} beyond it:`,
+/** One flow's figures on one line, with its verdict when judged (`failures` given), then the reasons of what failed. */
+export function rushFlowLines(figures: RushFigures, label: string, failures: string[] | undefined): string[] {
+	const cpu = figures.cpuPerOrderMs === undefined ? '' : `; CPU per order ${figures.cpuPerOrderMs.toFixed(1)} ms`;
+	const other = figures.postsOther > 0 ? `, ${figures.postsOther} other` : '';
+	const otherRoutes = figures.requestsRefused - figures.postsRefused;
+	const verdict = failures === undefined ? '' : `: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`;
+	return [
+		`  ${label}: queued once ${figures.queuedOnce}, twice ${figures.queuedTwice}, never ${figures.queuedNever}; ` +
+			`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}` +
+			`${otherRoutes > 0 ? ` (and ${otherRoutes} other requests refused)` : ''}; ` +
+			`execution p50 ${seconds(figures.executionMs.p50)}, p95 ${seconds(figures.executionMs.p95)}${cpu}; all ended ${figures.wallSeconds.toFixed(0)} s after the first POST${verdict}`,
+		...figures.reasons.map((reason) => `    ${reason}`),
 	];
+}
+
+export function rushHeading(settings: RushSettings, where: string): string {
+	const { rate, burst, retryAfter } = settings.budget;
+	return `Rush (${where}): ${settings.orders} orders per flow, one per webhook call, at ${settings.ordersPerSecond} per second; the account's budget ${rate} requests per second, burst ${burst}, 429 with Retry-After ${retryAfter} beyond it:`;
+}
+
+export function describeRush(results: RushFigures[], settings: RushSettings): { lines: string[]; passed: boolean } {
+	const lines = [rushHeading(settings, 'regular mode')];
 	let passed = true;
 	for (const figures of results) {
 		const failures = rushFailures(figures);
 		passed &&= failures.length === 0;
-		const cpu = figures.cpuPerOrderMs === undefined ? '' : `; CPU per order ${figures.cpuPerOrderMs.toFixed(1)} ms`;
-		const other = figures.postsOther > 0 ? `, ${figures.postsOther} other` : '';
-		const otherRoutes = figures.requestsRefused - figures.postsRefused;
-		lines.push(
-			`  ${RUSH_FLOW_LABELS[figures.flow as RushFlow]}: queued once ${figures.queuedOnce}, twice ${figures.queuedTwice}, never ${figures.queuedNever}; ` +
-				`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}` +
-				`${otherRoutes > 0 ? ` (and ${otherRoutes} other requests refused)` : ''}; ` +
-				`execution p50 ${seconds(figures.executionMs.p50)}, p95 ${seconds(figures.executionMs.p95)}${cpu}; all ended ${figures.wallSeconds.toFixed(0)} s after the first POST` +
-				(JUDGED.has(figures.flow) ? `: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}` : ''),
-		);
-		lines.push(...figures.reasons.map((reason) => `    ${reason}`));
+		lines.push(...rushFlowLines(figures, RUSH_FLOW_LABELS[figures.flow as RushFlow], JUDGED.has(figures.flow) ? failures : undefined));
 	}
 	return { lines, passed };
 }
