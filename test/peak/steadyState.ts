@@ -106,7 +106,7 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 	const ratio = steadyKeyed.p50 / steadyHttpRequest.p50;
 	const ms = (value: number) => `${Math.round(value)} ms`;
 	const lines = [
-		`Steady state: the keyed flow with its history full (${figures.fillOrders.toLocaleString('en-US')} orders delivered first in ${settings.steadyFillBatch}s, ${figures.fillSeconds.toFixed(0)} s; the history row holds ${figures.historyEntries.toLocaleString('en-US')} entries), then ${figures.orders} orders per flow at ${settings.steadyOrdersPerSecond} per second in ${ROUNDS} alternating rounds, no budget; execution time (n8n's startedAt to stoppedAt):`,
+		`Steady state: the keyed flow with its history full (${figures.fillOrders.toLocaleString('en-US')} orders delivered first in batches of ${settings.steadyFillBatch.toLocaleString('en-US')}, ${figures.fillSeconds.toFixed(0)} s; the history row holds ${figures.historyEntries.toLocaleString('en-US')} entries), then ${figures.orders} orders per flow at ${settings.steadyOrdersPerSecond} per second in ${ROUNDS} alternating rounds, no budget; execution time (n8n's startedAt to stoppedAt):`,
 		`  Create with the key, history full: p50 ${ms(steadyKeyed.p50)}, p95 ${ms(steadyKeyed.p95)}`,
 		`  HTTP Request node, the same POST: p50 ${ms(steadyHttpRequest.p50)}, p95 ${ms(steadyHttpRequest.p95)}`,
 		`  keyed / HTTP Request node, p50: ${ratio.toFixed(1)} (goal at most ${STEADY_P50_RATIO_GOAL}: ${ratio <= STEADY_P50_RATIO_GOAL ? 'met' : 'missed'}; printed, not judged)`,
