@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
+import type { RequestBudget } from './budget';
 import { FaultInjector, faultResponse } from './faults';
 import type { DoubleRequest, DoubleResponse } from './http';
 import { readBody, send, xmlError } from './http';
@@ -49,6 +50,12 @@ export class ServiceDouble {
 	readonly faults = new FaultInjector();
 
 	readonly requests: RecordedRequest[] = [];
+
+	/**
+	 * The account's request budget (budget.ts), none unless set: every request beyond it, of
+	 * any route, is answered 429 at once and does nothing. Set a new one to start full.
+	 */
+	budget: RequestBudget | undefined = undefined;
 
 	readonly contactFields = new ContactFieldsArea();
 
@@ -127,6 +134,15 @@ export class ServiceDouble {
 			status: 0,
 		};
 		this.requests.push(record);
+
+		const overBudget = this.budget?.take();
+		if (overBudget !== undefined) {
+			const refusal = this.faults.errorForm(overBudget);
+			record.status = refusal.status;
+			record.answerType = refusal.headers?.['Content-Type'];
+			send(res, refusal);
+			return;
+		}
 
 		const fault = this.faults.take(rawPath);
 		if (this.faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.delayMs));

@@ -20,6 +20,8 @@ export interface ExecutionStore {
 	list(workflowId: string): Promise<ExecutionRow[]>;
 	/** The run data of each execution as n8n stores it (flatted JSON text), by execution id. */
 	runData(ids: string[]): Promise<Map<string, string>>;
+	/** How long each ended execution of the workflow ran, from n8n's startedAt to its stoppedAt, in milliseconds, by execution id. */
+	durationsMs(workflowId: string): Promise<Map<string, number>>;
 }
 
 export interface ExecutionOutcome {

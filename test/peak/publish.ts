@@ -32,3 +32,13 @@ export async function publishWorkflows(port: number, workflowIds: string[]): Pro
 		if (!published.ok) throw new Error(`publishing workflow ${id} failed: HTTP ${published.status} ${await published.text()}`);
 	}
 }
+
+/** A credential's data as the running n8n holds it (the editor's read, which includes the data for its owner). */
+export async function credentialData(port: number, id: string): Promise<Record<string, unknown>> {
+	const base = `http://127.0.0.1:${port}`;
+	const headers = { 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	const read = await fetch(`${base}/rest/credentials/${id}?includeData=true`, { headers });
+	if (!read.ok) throw new Error(`reading credential ${id} failed: HTTP ${read.status} ${await read.text()}`);
+	const { data } = (await read.json()) as { data: { data?: Record<string, unknown> } };
+	return data.data ?? {};
+}

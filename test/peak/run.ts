@@ -7,10 +7,12 @@
  * keyed run sent an order twice, lost one, or had an execution fail. First, after the warm-up, it
  * measures the common flow (commonFlow.ts): the CPU one order per webhook call costs n8n through
  * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
- * more than 1.25 times as much.
+ * more than 1.25 times as much. Last, a shop's rush against the account's request budget and the
+ * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [--n8n=VERSION] [--keep]
- * (letters pick scenarios; --n8n another release scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [--n8n=VERSION] [--keep]
+ * (letters pick scenarios, with the common flow; `rush` the rush; none: everything;
+ * --n8n another release scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,11 +40,12 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce } from './delivery';
 import { plainAsExpected, type ScenarioFigures, sentEachOnce } from './judge';
-import { publishWorkflows } from './publish';
+import { credentialData, publishWorkflows } from './publish';
 import { describeRun, p95Ratio, scenarioHeading } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
+import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
 import { PEAK_SCENARIOS, type Scenario } from './scenarios';
-import { openSqliteExecutions } from './sqliteExecutions';
+import { keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
@@ -63,11 +66,20 @@ const warmUp: Scenario = {
 	},
 };
 
-function selectScenarios(args: string[]): Scenario[] {
-	const letters = args.filter((arg) => !arg.startsWith('--'));
+interface Selection {
+	scenarios: Scenario[];
+	commonFlow: boolean;
+	rush: boolean;
+}
+
+/** Scenario letters pick scenarios (with the common flow), `rush` the rush; nothing picks everything. */
+function select(args: string[]): Selection {
+	const words = args.filter((arg) => !arg.startsWith('--'));
+	const letters = words.filter((word) => word !== 'rush');
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
-	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')}`);
-	return letters.length === 0 ? PEAK_SCENARIOS : PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter));
+	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and rush`);
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true };
+	return { scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)), commonFlow: letters.length > 0, rush: words.includes('rush') };
 }
 
 const started: BackgroundProcess[] = [];
@@ -78,7 +90,13 @@ function groupOf(server: BackgroundProcess): number {
 	return server.child.pid;
 }
 
-async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: ScenarioFigures[]; commonFlow: CommonFlowFigures }> {
+interface PeakOutcome {
+	results: ScenarioFigures[];
+	commonFlow?: CommonFlowFigures;
+	rush?: RushOutcome;
+}
+
+async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -99,8 +117,9 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: Sc
 		const port = await freePort();
 		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
 		const credential = sandboxCredential(double);
-		const commonFlowRuns = commonFlowWorkflows(credential, double);
-		await importCredentials([credential], env, userFolder);
+		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
+		const rush = withRush ? rushPlan(credential, double, selectedN8nVersion()) : undefined;
+		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
 			(index % 2 === 0 ? (['keyed', 'plain'] as Variant[]) : (['plain', 'keyed'] as Variant[])).map((variant) => ({
@@ -112,28 +131,43 @@ async function main(scenarios: Scenario[], keep: boolean): Promise<{ results: Sc
 		const warmUpWorkflow = scenarioWorkflow('plain', warmUp.letter, credential);
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
-		for (const { file } of [warmUpWorkflow, ...runs.map((run) => run.workflow), ...commonFlowRuns]) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
-		log(`Importing ${runs.length + 1 + commonFlowRuns.length} workflows, starting n8n ${selectedN8nVersion()} (regular mode, SQLite) and publishing them ...`);
+		const files = [warmUpWorkflow.file, ...runs.map((run) => run.workflow.file), ...commonFlowRuns.map((run) => run.file), ...(rush?.workflowFiles ?? [])];
+		for (const file of files) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
+		log(`Importing ${files.length} workflows, starting n8n ${selectedN8nVersion()} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
 		const server = startN8nServer(env);
 		started.push(server);
 		await waitForEditor(port, server, START_LIMIT_MS);
-		await publishWorkflows(port, [warmUpWorkflow.file.id, ...runs.map((run) => run.workflow.file.id), ...commonFlowRuns.map((run) => run.file.id)]);
+		await publishWorkflows(port, files.map((file) => file.id));
 
 		const store = await openSqliteExecutions(userFolder);
 		closeStore = store.close;
 		const environment: RunnerEnvironment = { double, store, webhookBase: () => `http://127.0.0.1:${port}/webhook` };
 		log('Warming up with 20 orders ...');
 		await runScenario(environment, warmUp, 'plain', warmUpWorkflow);
-		log('Common flow: Create, Create with the key and the HTTP Request node, one order per webhook call ...');
-		const commonFlow = await measureCommonFlow({ double, store, webhookBase: environment.webhookBase(), n8nGroup: groupOf(server) }, commonFlowRuns);
+		let commonFlow: CommonFlowFigures | undefined;
+		if (withCommonFlow) {
+			log('Common flow: Create, Create with the key and the HTTP Request node, one order per webhook call ...');
+			commonFlow = await measureCommonFlow({ double, store, webhookBase: environment.webhookBase(), n8nGroup: groupOf(server) }, commonFlowRuns);
+		}
 
 		const results: ScenarioFigures[] = [];
 		for (const { scenario, variant, workflow } of runs) {
 			log(`(${scenario.letter}) ${variant === 'keyed' ? 'with the key' : 'without the key'} ...`);
 			results.push(await runScenario(environment, scenario, variant, workflow));
 		}
-		return { results, commonFlow };
+		const rushOutcome = await rush?.run(
+			{
+				double,
+				store,
+				webhookBase: environment.webhookBase(),
+				n8nGroup: groupOf(server),
+				credentialData: async (id) => await credentialData(port, id),
+				historyEntries: async (workflowId) => await keyHistoryEntries(userFolder, workflowId),
+			},
+			log,
+		);
+		return { results, commonFlow, rush: rushOutcome };
 	} finally {
 		await shutdown();
 	}
@@ -168,15 +202,17 @@ function runHere(): void {
 	watchdog.unref();
 	const t0 = performance.now();
 	const args = process.argv.slice(2);
-	main(selectScenarios(args), args.includes('--keep')).then(
-		({ results, commonFlow }) => {
-			const common = describeCommonFlow(commonFlow);
+	main(select(args), args.includes('--keep')).then(
+		({ results, commonFlow, rush }) => {
+			const common = commonFlow === undefined ? { lines: [], passed: true } : describeCommonFlow(commonFlow);
 			for (const line of common.lines) log(line);
-			const { passed, trusted } = report(results);
+			const { passed, trusted } = results.length === 0 ? { passed: true, trusted: true } : report(results);
+			const rushed = rush === undefined ? { lines: [], passed: true } : describeRushOutcome(rush);
+			for (const line of rushed.lines) log(line);
 			const left = groupsStillRunning(started);
 			if (left.length > 0) log(`Process groups still running after the stop: ${left.join(', ')}`);
 			log(`whole run: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-			const ok = passed && trusted && common.passed && left.length === 0;
+			const ok = passed && trusted && common.passed && rushed.passed && left.length === 0;
 			log(`peak load: ${ok ? 'all checks passed' : 'FAILED'}`);
 			process.exit(ok ? 0 : 1);
 		},

@@ -41,6 +41,33 @@ export async function openSqliteExecutions(userFolder: string): Promise<Executio
 			}
 			return data;
 		},
+		async durationsMs(workflowId: string): Promise<Map<string, number>> {
+			// n8n writes both as UTC text with milliseconds; julianday keeps the fraction.
+			const sql = 'SELECT id, (julianday(stoppedAt) - julianday(startedAt)) * 86400000 AS ms FROM execution_entity WHERE workflowId = ? AND stoppedAt IS NOT NULL AND startedAt IS NOT NULL';
+			return new Map((await all(sql, [workflowId])).map((row) => [String(row.id), Number(row.ms)]));
+		},
 		close: () => new Promise<void>((resolve) => database.close(() => resolve())),
 	};
+}
+
+/**
+ * Entries in the largest history row n8n's deduplication store keeps for the workflow (one row
+ * per node; its value is JSON whose `data` lists the entries' hashes), read once through a
+ * connection of its own.
+ */
+export async function keyHistoryEntries(userFolder: string, workflowId: string): Promise<number> {
+	const sqlite3 = createRequire(n8nBin())('sqlite3') as Sqlite3;
+	const file = join(userFolder, '.n8n', 'database.sqlite');
+	const database = await new Promise<SqliteDatabase>((resolve, reject) => {
+		const opened = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(opened)));
+	});
+	try {
+		const rows = await new Promise<Array<Record<string, unknown>>>((resolve, reject) =>
+			database.all('SELECT value FROM processed_data WHERE workflowId = ?', [workflowId], (error, found) => (error ? reject(error) : resolve(found))),
+		);
+		const sizes = rows.map((row) => (JSON.parse(String(row.value)) as { data?: unknown }).data).map((data) => (Array.isArray(data) ? data.length : 0));
+		return Math.max(0, ...sizes);
+	} finally {
+		await new Promise<void>((resolve) => database.close(() => resolve()));
+	}
 }

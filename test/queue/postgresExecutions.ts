@@ -20,5 +20,12 @@ export function postgresExecutions(postgresPort: number): ExecutionStore {
 			// The run data is JSON text: one line, but it may hold the column separator "|".
 			return new Map(rows.map(([id, ...data]) => [id, data.join('|')]));
 		},
+		async durationsMs(workflowId: string): Promise<Map<string, number>> {
+			const rows = await sql(
+				postgresPort,
+				`SELECT id, EXTRACT(EPOCH FROM ("stoppedAt" - "startedAt")) * 1000 FROM execution_entity WHERE "workflowId" = '${plain(workflowId)}' AND "stoppedAt" IS NOT NULL AND "startedAt" IS NOT NULL`,
+			);
+			return new Map(rows.map(([id, ms]) => [id, Number(ms)]));
+		},
 	};
 }

@@ -3,6 +3,8 @@ import { describeRun, scenarioHeading } from '../peak/report';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import { keyLimitsMeasured } from './peakScenarios';
+import type { RushFigures } from '../peak/rush';
+import { describeQueueRush } from './rush';
 import type { TriggerFigures } from './trigger';
 
 export interface Figures {
@@ -18,6 +20,8 @@ export interface Figures {
 	hardKill?: HardKillFigures;
 	/** Each run of a peak-load scenario (with the Deduplication Key, or the strict arrangement), in run order. */
 	peak: ScenarioFigures[];
+	/** The rush against the account's request budget: Create, then the strict arrangement. */
+	rush?: RushFigures[];
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -76,6 +80,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 		lines.push(...describeRun(run));
 	});
 	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
+	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush, figures.n8nVersion));
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

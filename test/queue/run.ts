@@ -2,7 +2,7 @@
  * `npm run test:queue`: the packed package in n8n's queue mode. Installs what is missing
  * (Debian's postgresql and redis-server, n8n by the project's recipe), starts a private Postgres
  * and Redis, one n8n main instance and two workers, the service double, imports a credential
- * and two workflows, publishes them, runs the checks and prints the figures. Everything it
+ * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
  * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep]
@@ -33,6 +33,7 @@ import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
 import { printFigures, type Figures } from './report';
+import { queueRushWorkflows, runQueueRush, rushFailures } from './rush';
 import { ensureServicesInstalled, startPostgres, startRedis } from './services';
 import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
 import { ORDER_TYPE } from '../peak/workflows';
@@ -90,12 +91,13 @@ async function main(keep: boolean): Promise<void> {
 		// The credential's Platform Time Zone is the double's: Europe/Berlin, while n8n stays at America/New_York.
 		const credential = sandboxCredential(double);
 		const runs = peakRuns(credential);
-		log(`Importing the credentials and ${runs.length + 2} workflows, publishing the orders and blocks workflows ...`);
+		const rushRuns = queueRushWorkflows(credential, double);
+		log(`Importing the credentials and ${runs.length + rushRuns.length + 2} workflows, publishing the orders and blocks workflows ...`);
 		const cliEnv = await queueEnvironment(settings, 'cli');
 		await importCredentials([credential, orderCounterCredential(redis.port)], cliEnv, scratch);
 		const workflowFolder = join(scratch, 'workflows');
 		await mkdir(workflowFolder);
-		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file)]) {
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rushRuns.map((run) => run.file)]) {
 			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowFolder, cliEnv);
@@ -156,8 +158,10 @@ async function main(keep: boolean): Promise<void> {
 			log(`(${run.letter}) ${run.variant} done`);
 			figures.peak.push(run);
 		});
-		const broken = peakFailures(figures.peak);
-		if (broken.length > 0) throw new Error(`Orders arriving together: ${broken.join('; ')}`);
+		log('A shop\'s rush against the account\'s request budget: Create and the strict arrangement ...');
+		figures.rush = await runQueueRush(peakContext, rushRuns, figures.n8nVersion);
+		const broken = [...peakFailures(figures.peak), ...rushFailures(figures.rush)];
+		if (broken.length > 0) throw new Error(`Orders arriving together or in a rush: ${broken.join('; ')}`);
 	} finally {
 		const stopping = performance.now();
 		await shutdown();

@@ -1,0 +1,127 @@
+/**
+ * A shop's rush (issue 35): orders arriving one per webhook call far faster than the account's
+ * request budget allows. Each flow runs alone against a fresh budget in the double, after a few
+ * orders to warm it up with no budget. Its figures come each from its own source: how often
+ * each order was queued from the double, how executions ended and how long they ran from n8n's
+ * database, POSTs accepted and refused from the double's record, CPU from /proc.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { RequestBudget } from '../double/budget';
+import type { ServiceDouble } from '../double/server';
+import { atOnce, deliverPlan, type ShopOrder, shopOrders } from './delivery';
+import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import { percentile } from './judge';
+import { processGroupCpuMs } from './processGroupCpu';
+import type { RushSettings } from './rushSettings';
+import type { RushWorkflow } from './rushWorkflows';
+
+const WARM_UP_ORDERS = 5;
+/** Long: without a shared sender each execution retries on its own, and two cores drain slowly. */
+const SETTLE_LIMIT_MS = 10 * 60_000;
+/** After the executions ended: n8n saves and cleans up after them. */
+const AFTERMATH_MS = 1_000;
+
+export interface RushEnvironment {
+	double: ServiceDouble;
+	store: ExecutionStore;
+	webhookBase: string;
+	/** The process group of `n8n start`, for CPU per order; none in queue mode. */
+	n8nGroup?: number;
+}
+
+export interface RushFigures {
+	flow: string;
+	orders: number;
+	/** From the first POST to the last execution's end, in seconds. */
+	wallSeconds: number;
+	queuedOnce: number;
+	/** Queued twice or more. */
+	queuedTwice: number;
+	queuedNever: number;
+	executions: number;
+	failed: number;
+	/** Shop POSTs n8n did not answer 200. */
+	webhookProblems: number;
+	/** POST transactions the double answered, by outcome. */
+	postsAccepted: number;
+	postsRefused: number;
+	postsOther: number;
+	/** Requests of any route the double refused with 429 (the paced flow must have none). */
+	requestsRefused: number;
+	executionMs: { p50: number; p95: number };
+	cpuPerOrderMs?: number;
+	/** The first few reasons of failed executions, webhook problems and orders never queued. */
+	reasons: string[];
+}
+
+/** Counts what the double queued of `orders`: exactly once, twice or more, never. */
+export function queuedTimes(double: ServiceDouble, orders: ShopOrder[]): { once: number; twice: number; never: number; neverIds: string[] } {
+	const counts = new Map(orders.map((order) => [order.id, 0]));
+	for (const id of double.transactions.queuedOrderIds()) if (id !== undefined && counts.has(id)) counts.set(id, (counts.get(id) ?? 0) + 1);
+	const values = [...counts.values()];
+	const neverIds = [...counts].filter(([, times]) => times === 0).map(([id]) => id);
+	return { once: values.filter((n) => n === 1).length, twice: values.filter((n) => n > 1).length, never: neverIds.length, neverIds };
+}
+
+/** What n8n recorded of the executions that handled `orders`: outcomes and run times. */
+export async function executionsOf(store: ExecutionStore, workflow: RushWorkflow<string>, orders: ShopOrder[]) {
+	const ids = new Set(orders.map((order) => order.id));
+	const outcomes = (await readOutcomes(store, workflow.file.id, 'Shop Order Webhook')).filter((outcome) => outcome.orderId !== undefined && ids.has(outcome.orderId));
+	const durations = await store.durationsMs(workflow.file.id);
+	const times = outcomes.map((outcome) => durations.get(outcome.id)).filter((ms): ms is number => ms !== undefined);
+	const failed = outcomes.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
+	return { outcomes, failed, executionMs: { p50: percentile(times, 0.5), p95: percentile(times, 0.95) } };
+}
+
+export async function measureRushFlow(environment: RushEnvironment, workflow: RushWorkflow<string>, settings: RushSettings): Promise<RushFigures> {
+	const { double, store } = environment;
+	double.budget = undefined;
+	double.faults.reset();
+	const warmUp = shopOrders(`RW-${workflow.flow}`, WARM_UP_ORDERS);
+	await deliverPlan(`${environment.webhookBase}/${workflow.webhookPath}`, atOnce(warmUp));
+	await waitUntilEnded(store, workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+
+	const orders = shopOrders(`RUSH-${workflow.flow}`, settings.orders);
+	const firstRequest = double.requests.length;
+	const cpuBefore = environment.n8nGroup === undefined ? 0 : processGroupCpuMs(environment.n8nGroup);
+	double.budget = new RequestBudget(settings.budget);
+	const started = performance.now();
+	const interval = 1000 / settings.ordersPerSecond;
+	const deliveries = await deliverPlan(`${environment.webhookBase}/${workflow.webhookPath}`, orders.map((order, index) => ({ atMs: index * interval, order })));
+	await waitUntilEnded(store, workflow.file.id, WARM_UP_ORDERS + orders.length, SETTLE_LIMIT_MS);
+	const wallSeconds = (performance.now() - started) / 1000;
+	await sleep(AFTERMATH_MS);
+	const cpuMs = environment.n8nGroup === undefined ? undefined : processGroupCpuMs(environment.n8nGroup) - cpuBefore;
+	double.budget = undefined;
+
+	const requests = double.requests.slice(firstRequest);
+	const posts = requests.filter((request) => request.rawPath.startsWith('transactions'));
+	const queued = queuedTimes(double, orders);
+	const { outcomes, failed, executionMs } = await executionsOf(store, workflow, orders);
+	const problems = deliveries.filter((delivery) => delivery.problem !== undefined);
+	const reasons = [
+		...failed.map((outcome) => `execution ${outcome.id} (${outcome.orderId ?? 'order unknown'}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
+		...problems.map((delivery) => `POST of ${delivery.orderId}: ${delivery.problem}`),
+		...(outcomes.length < orders.length ? [`${orders.length - outcomes.length} orders without an execution in n8n's database`] : []),
+	];
+	return {
+		flow: workflow.flow,
+		orders: orders.length,
+		wallSeconds,
+		queuedOnce: queued.once,
+		queuedTwice: queued.twice,
+		queuedNever: queued.never,
+		executions: outcomes.length,
+		failed: failed.length,
+		webhookProblems: problems.length,
+		postsAccepted: posts.filter((request) => request.status === 200).length,
+		postsRefused: posts.filter((request) => request.status === 429).length,
+		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
+		requestsRefused: requests.filter((request) => request.status === 429).length,
+		executionMs,
+		cpuPerOrderMs: cpuMs === undefined ? undefined : cpuMs / orders.length,
+		reasons: reasons.slice(0, 5),
+	};
+}

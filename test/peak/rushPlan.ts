@@ -1,0 +1,79 @@
+/**
+ * test:peak's rush as run.ts needs it: the credentials and workflows to import before n8n
+ * starts, and the run itself once they are published: the four rush flows one after the other,
+ * then the keyed flow at its steady state. Settings per n8n release: rushSettings.ts.
+ */
+import { performance } from 'node:perf_hooks';
+
+import type { CredentialToImport } from '../../scripts/n8n';
+import type { ServiceDouble } from '../double/server';
+import type { ExecutionStore } from './executions';
+import { measureRushFlow, type RushFigures } from './rush';
+import { describeRush } from './rushReport';
+import { type RushSettings, rushSettingsFor } from './rushSettings';
+import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows } from './rushWorkflows';
+import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
+
+export interface RushRunEnvironment {
+	double: ServiceDouble;
+	store: ExecutionStore;
+	webhookBase: string;
+	n8nGroup: number;
+	/** The credential's data as the running n8n holds it. */
+	credentialData(id: string): Promise<Record<string, unknown>>;
+	historyEntries(workflowId: string): Promise<number>;
+}
+
+export interface RushOutcome {
+	settings: RushSettings;
+	flows: RushFigures[];
+	steady: SteadyFigures;
+	/** Seconds each part took. */
+	flowSeconds: number;
+	steadySeconds: number;
+	problems: string[];
+}
+
+export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string) {
+	const settings = rushSettingsFor(n8nVersion);
+	const paced = pacedCredential(sandbox, settings.budget.rate);
+	const flows = rushWorkflows(sandbox, paced, double);
+	const steady = steadyWorkflows(sandbox, double);
+	return {
+		settings,
+		credentials: [paced],
+		workflowFiles: [...flows, ...steady].map((workflow) => workflow.file),
+
+		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {
+			const problems: string[] = [];
+			// The field is new to the credential type: n8n must keep it as imported for the node to see it.
+			const data = await environment.credentialData(paced.id);
+			if (data.maxRequestsPerSecond !== settings.budget.rate) {
+				problems.push(`the paced credential reached n8n with maxRequestsPerSecond ${JSON.stringify(data.maxRequestsPerSecond)}, not ${settings.budget.rate}`);
+			}
+			const results: RushFigures[] = [];
+			let started = performance.now();
+			for (const workflow of flows) {
+				log(`Rush ${RUSH_FLOW_LABELS[workflow.flow]} ...`);
+				results.push(await measureRushFlow(environment, workflow, settings));
+			}
+			const flowSeconds = (performance.now() - started) / 1000;
+			log('Steady state: filling the keyed flow\'s history, then keyed Create beside the HTTP Request node ...');
+			started = performance.now();
+			const steadyFigures = await measureSteadyState(environment, steady, settings);
+			return { settings, flows: results, steady: steadyFigures, flowSeconds, steadySeconds: (performance.now() - started) / 1000, problems };
+		},
+	};
+}
+
+export function describeRushOutcome(outcome: RushOutcome): { lines: string[]; passed: boolean } {
+	const rush = describeRush(outcome.flows, outcome.settings);
+	const steady = describeSteadyState(outcome.steady, outcome.settings);
+	const lines = [
+		...rush.lines,
+		...outcome.problems.map((problem) => `  ${problem}`),
+		...steady.lines,
+		`Rush took ${outcome.flowSeconds.toFixed(0)} s, the steady state ${outcome.steadySeconds.toFixed(0)} s.`,
+	];
+	return { lines, passed: rush.passed && steady.passed && outcome.problems.length === 0 };
+}

@@ -1,0 +1,60 @@
+/**
+ * The rush's figures as lines, one flow per line, and its verdict: Create and keyed Create (and
+ * Create with the budget in its credential) must send every order exactly once with no execution
+ * failing, be accepted more often than refused, and end an execution within 10 s at p95; the
+ * paced one must not be refused at all. The HTTP Request node is there for comparison only.
+ */
+import type { RushFigures } from './rush';
+import { RUSH_P95_LIMIT_MS, type RushSettings } from './rushSettings';
+import { RUSH_FLOW_LABELS, type RushFlow } from './rushWorkflows';
+
+const JUDGED: ReadonlySet<string> = new Set<RushFlow>(['create', 'createKeyed', 'createPaced']);
+const MUST_NOT_BE_REFUSED: ReadonlySet<string> = new Set<RushFlow>(['createPaced']);
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** What broke the flow's promise; empty when nothing did or the flow is not judged. */
+export function rushFailures(figures: RushFigures): string[] {
+	if (!JUDGED.has(figures.flow)) return [];
+	return [
+		figures.queuedNever > 0 ? `${figures.queuedNever} orders lost` : '',
+		figures.queuedTwice > 0 ? `${figures.queuedTwice} orders doubled` : '',
+		figures.failed > 0 ? `${figures.failed} executions failed` : '',
+		figures.webhookProblems > 0 ? `${figures.webhookProblems} POSTs not answered 200` : '',
+		figures.executions < figures.orders ? `${figures.orders - figures.executions} orders without an execution` : '',
+		figures.postsRefused > figures.postsAccepted ? `more POSTs refused (${figures.postsRefused}) than accepted (${figures.postsAccepted})` : '',
+		!(figures.executionMs.p95 <= RUSH_P95_LIMIT_MS) ? `execution p95 ${seconds(figures.executionMs.p95)} over ${seconds(RUSH_P95_LIMIT_MS)}` : '',
+		MUST_NOT_BE_REFUSED.has(figures.flow) && figures.requestsRefused > 0 ? `${figures.requestsRefused} requests refused though paced to the budget` : '',
+	].filter(Boolean);
+}
+
+/** One flow's figures on one line, with its verdict when judged (`failures` given), then the reasons of what failed. */
+export function rushFlowLines(figures: RushFigures, label: string, failures: string[] | undefined): string[] {
+	const cpu = figures.cpuPerOrderMs === undefined ? '' : `; CPU per order ${figures.cpuPerOrderMs.toFixed(1)} ms`;
+	const other = figures.postsOther > 0 ? `, ${figures.postsOther} other` : '';
+	const otherRoutes = figures.requestsRefused - figures.postsRefused;
+	const verdict = failures === undefined ? '' : `: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`;
+	return [
+		`  ${label}: queued once ${figures.queuedOnce}, twice ${figures.queuedTwice}, never ${figures.queuedNever}; ` +
+			`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}` +
+			`${otherRoutes > 0 ? ` (and ${otherRoutes} other requests refused)` : ''}; ` +
+			`execution p50 ${seconds(figures.executionMs.p50)}, p95 ${seconds(figures.executionMs.p95)}${cpu}; all ended ${figures.wallSeconds.toFixed(0)} s after the first POST${verdict}`,
+		...figures.reasons.map((reason) => `    ${reason}`),
+	];
+}
+
+export function rushHeading(settings: RushSettings, where: string): string {
+	const { rate, burst, retryAfter } = settings.budget;
+	return `Rush (${where}): ${settings.orders} orders per flow, one per webhook call, at ${settings.ordersPerSecond} per second; the account's budget ${rate} requests per second, burst ${burst}, 429 with Retry-After ${retryAfter} beyond it:`;
+}
+
+export function describeRush(results: RushFigures[], settings: RushSettings): { lines: string[]; passed: boolean } {
+	const lines = [rushHeading(settings, 'regular mode')];
+	let passed = true;
+	for (const figures of results) {
+		const failures = rushFailures(figures);
+		passed &&= failures.length === 0;
+		lines.push(...rushFlowLines(figures, RUSH_FLOW_LABELS[figures.flow as RushFlow], JUDGED.has(figures.flow) ? failures : undefined));
+	}
+	return { lines, passed };
+}

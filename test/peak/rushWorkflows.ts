@@ -1,0 +1,115 @@
+/**
+ * The workflows of test:peak's rush, each Webhook (POST, Respond: Immediately) -> one node, one
+ * order per webhook call, as a shop sends them: Create; Create with the order id as
+ * Deduplication Key; n8n's HTTP Request node with Retry On Fail (5 tries, 1 s apart: n8n's advice
+ * for rate limits); Create with the budget in its credential (maxRequestsPerSecond). And the
+ * keyed flow at a shop's steady state beside the HTTP Request node, whose key history is filled
+ * first through a second webhook that hands the same Create node a batch of orders.
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { CredentialToImport } from '../../scripts/n8n';
+import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
+import { HTTP_REQUEST_NODE, httpRequestParameters } from './httpRequestNode';
+import { orderConfirmationParameters } from './workflows';
+
+export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced'] as const;
+export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest'] as const;
+export type RushFlow = (typeof RUSH_FLOWS)[number];
+export type SteadyFlow = (typeof STEADY_FLOWS)[number];
+
+export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
+	create: '(a) Create',
+	createKeyed: '(b) Create with the order id as Deduplication Key',
+	httpRequestRetry: '(c) HTTP Request node, Retry On Fail 5 tries 1 s apart (not judged)',
+	createPaced: '(d) Create, budget in the credential (maxRequestsPerSecond)',
+	steadyKeyed: 'Create with the key, history full',
+	steadyHttpRequest: 'HTTP Request node, the same POST',
+};
+
+export interface RushWorkflow<Flow extends string> {
+	flow: Flow;
+	file: WorkflowFile;
+	webhookPath: string;
+	/** The steady keyed flow only: the webhook taking `{ orders: [{ body: order }, ...] }` to fill the key history. */
+	fillPath?: string;
+}
+
+type Credential = { id: string; name: string };
+type Service = { baseUrl: string; apiKey: string };
+
+/** The sandbox credential again, with the account's budget in it: a field the node reads from the sender's rewrite on. */
+export function pacedCredential(sandbox: CredentialToImport, maxRequestsPerSecond: number): CredentialToImport {
+	return { ...sandbox, id: 'mpRushPacedCred1', name: `${sandbox.name} (${maxRequestsPerSecond} requests per second)`, data: { ...sandbox.data, maxRequestsPerSecond } };
+}
+
+const KEY = { deduplicationKey: '={{ $json.body.id }}' };
+
+function node(name: string, x: number, y: number, fields: Omit<WorkflowNode, 'id' | 'name' | 'position'>): WorkflowNode {
+	return { id: randomUUID(), name, position: [x, y], ...fields };
+}
+
+function createNode(credential: Credential, options: Record<string, unknown>): WorkflowNode {
+	return node('Send Order Confirmation', 260, 0, {
+		type: 'n8n-nodes-mailing-platform.mailingPlatform',
+		typeVersion: 1,
+		parameters: orderConfirmationParameters('$json.body', options),
+		credentials: { mailingPlatformApi: { id: credential.id, name: credential.name } },
+	});
+}
+
+/** The node settings n8n's editor writes for Retry On Fail. */
+function httpRequestNode(service: Service, retry: boolean): WorkflowNode {
+	const http = node('Send Order Confirmation', 260, 0, { ...HTTP_REQUEST_NODE, parameters: httpRequestParameters('$json.body', service) });
+	return retry ? Object.assign(http, { retryOnFail: true, maxTries: 5, waitBetweenTries: 1000 }) : http;
+}
+
+function webhookNode(name: string, path: string, y: number): WorkflowNode {
+	const webhook = node(name, 0, y, { type: 'n8n-nodes-base.webhook', typeVersion: 2, parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } });
+	webhook.webhookId = randomUUID();
+	return webhook;
+}
+
+const link = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
+
+function webhookTo<Flow extends string>(flow: Flow, idStem: string, label: string, send: WorkflowNode): RushWorkflow<Flow> {
+	const webhookPath = `rush-${flow}`;
+	const webhook = webhookNode('Shop Order Webhook', webhookPath, 0);
+	const file: WorkflowFile = {
+		id: `${idStem}${flow}`.padEnd(16, '0').slice(0, 16),
+		name: `Rush: ${label}`,
+		nodes: [webhook, send],
+		connections: { [webhook.name]: link(send.name) },
+		active: false,
+		settings: { executionOrder: 'v1' },
+	};
+	return { flow, file, webhookPath };
+}
+
+/** The four rush workflows; ids are 16 characters like n8n's own. */
+export function rushWorkflows(sandbox: Credential, paced: Credential, service: Service): Array<RushWorkflow<RushFlow>> {
+	const sending: Record<RushFlow, WorkflowNode> = {
+		create: createNode(sandbox, {}),
+		createKeyed: createNode(sandbox, KEY),
+		httpRequestRetry: httpRequestNode(service, true),
+		createPaced: createNode(paced, {}),
+	};
+	return RUSH_FLOWS.map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]));
+}
+
+/**
+ * The steady state's two workflows. The keyed one has a second webhook -> Split Out into the
+ * same Create node, so that the history the measured orders meet is the one that node wrote.
+ */
+export function steadyWorkflows(sandbox: Credential, service: Service): [RushWorkflow<'steadyKeyed'>, RushWorkflow<'steadyHttpRequest'>] {
+	const keyed = webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY));
+	const create = keyed.file.nodes[1];
+	const fillPath = `${keyed.webhookPath}-fill`;
+	const fill = webhookNode('Order Batch Webhook (fills the key history)', fillPath, 200);
+	const split = node('One Item per Order', 130, 200, { type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.orders', options: {} } });
+	keyed.file.nodes.push(fill, split);
+	keyed.file.connections[fill.name] = link(split.name);
+	keyed.file.connections[split.name] = link(create.name);
+	const http = webhookTo('steadyHttpRequest', 'mpRush', RUSH_FLOW_LABELS.steadyHttpRequest, httpRequestNode(service, false));
+	return [{ ...keyed, fillPath }, http];
+}
