@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 
-import { RETRY } from '../../nodes/MailingPlatform/transport/retry';
 import { MAILINGS } from '../double/routes/mailings';
 import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
@@ -132,12 +131,13 @@ export const retryCases: E2eCase[] = [
 		},
 	},
 	{
-		name: "retry on fail: Create with 503 until the node's own attempts are spent: the re-run sends again, each order queued once",
+		name: 'retry on fail: Create with the service unavailable (503) past Max Wait Seconds: the re-run sends again, each order queued once',
 		workflow: 'test/e2e/workflows/retryCreateUnavailable.json',
-		executions: [{ prepare: (double) => double.faults.failNext(RETRY.attempts, 503, { retryAfter: '0', match: 'transactions' }) }],
+		// The pause the 503 asks for (3 s) outlasts the first try's Max Wait Seconds (2 s), not the second's.
+		executions: [{ prepare: (double) => double.faults.failNext(1, 503, { retryAfter: '3', match: 'transactions' }) }],
 		check(result) {
 			const runData = succeededAfterTries(result, SEND, 2, CREATE_HINT);
-			assert.deepEqual(transactionStatuses(result), [...Array(RETRY.attempts).fill(503), 200]);
+			assert.deepEqual(transactionStatuses(result), [503, 200]);
 			assert.deepEqual(queuedOrders(result.double, 'RETRY-503-'), ['RETRY-503-0', 'RETRY-503-1']);
 			assert.deepEqual(queuedAndSkipped(outputOf(runData, SEND)), Array(2).fill([true, false]));
 		},
