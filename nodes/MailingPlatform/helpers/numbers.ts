@@ -7,3 +7,8 @@ export function thousands(value: number): string {
 export function counted(value: number, singular: string, plural: string): string {
 	return `${thousands(value)} ${value === 1 ? singular : plural}`;
 }
+
+/** A duration as messages write it, to a tenth of a second: `1.2 s`. */
+export function seconds(ms: number): string {
+	return `${Math.round(ms / 100) / 10} s`;
+}

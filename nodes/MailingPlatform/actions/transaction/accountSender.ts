@@ -9,6 +9,7 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { seconds } from '../../helpers/numbers';
 import type { AccountGate } from '../../transport/accountGate';
 import { accountOf, gateOf, monotonicMs } from '../../transport/accountGate';
 import type { ServiceError } from '../../transport/errors';
@@ -27,8 +28,6 @@ interface Part {
 
 /** The longest nap between looks at the queue, so that a stopped or expired execution is let go soon. */
 const MAX_NAP_MS = 1000;
-
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** The parts' bodies as one JSON array: `[a]` and `[b,c]` make `[a,b,c]`. */
 function joined(parts: readonly Part[]): Buffer {

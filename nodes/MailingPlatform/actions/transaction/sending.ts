@@ -6,7 +6,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { counted, thousands } from '../../helpers/numbers';
+import { counted, seconds, thousands } from '../../helpers/numbers';
 import { isPlainObject } from '../../helpers/values';
 import type { ServiceResponse } from '../../transport';
 import { apiRequest, credentialOf } from '../../transport';
@@ -107,8 +107,6 @@ const postBody: PostBody = async (context, body, count, ignoreInvalid, earlierAt
 		throw failureOf(context, error, body, count);
 	}
 };
-
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** The execution hint of a job that waited for the account's requests or shared them. */
 function sharingHint({ waitedMs, reasons, requests, companions }: SharingNote): string | undefined {
