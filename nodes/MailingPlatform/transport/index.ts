@@ -210,7 +210,7 @@ async function attempts(this: ServiceContext, request: ServiceRequest, credentia
 		};
 		const status = response.statusCode;
 		if (status < 300) return response;
-		const delayMs = retryDelayMs(attempt - 1, response.headers['retry-after']);
+		const delayMs = retryDelayMs(earlier + attempt - 1, response.headers['retry-after']);
 		if (asksToSlowDown(status)) gate.pause(delayMs, `the service answered ${status} (${status === 429 ? 'too many requests' : 'unavailable'})`);
 		if (isRetriedStatus(status, request.repeatable) && attempt < maxAttempts) {
 			// After a 429 or 503 the gate's pause is the wait, for every request of the account.
