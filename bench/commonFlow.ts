@@ -45,6 +45,14 @@ function flowNode(flow: Flow, service: CredentialValues, historySize: number): I
 	}
 }
 
+/**
+ * Fills the node's key history in n8n's store (the harness's model) as `history` earlier orders
+ * left it: the node keeps each key beside a mark of its queued transaction, so 2 × `history` entries.
+ */
+export function seedFullHistory(history: number): void {
+	processedData.seed(Array.from({ length: 2 * history }, (_, index) => `earlier-${index}`));
+}
+
 /** Whether the node's output says the order was queued (or, for NoOp, passed it on). */
 function queued(flow: Flow, output: Record<string, unknown> | undefined, order: ShopOrder): boolean {
 	if (flow === 'noOp') return (output?.body as ShopOrder | undefined)?.id === order.id;
@@ -81,8 +89,7 @@ export async function commonFlow(settings: Settings): Promise<Measurements> {
 	registerNodeType(NO_OP_NODE.type, loadN8nNode('NoOp/NoOp.node.js', 'NoOp', NO_OP_NODE.typeVersion).node);
 	const versions = n8nModulesInUse(httpRequest.file);
 	console.error(`common flow: n8n ${versions.n8n}'s n8n-core ${versions.n8nCore} and n8n-workflow ${versions.n8nWorkflow} for every node`);
-	// A full history: the node keeps each key beside a mark of its queued transaction.
-	processedData.seed(Array.from({ length: 2 * history }, (_, index) => `earlier-${index}`));
+	seedFullHistory(history);
 
 	const double = await DoubleProcess.start('transactionsDouble', [`${ORDER_TYPE.id}=${ORDER_TYPE.name}`, 'digests']);
 	// As the sandbox credential that test:peak uses: with the account's Platform Time Zone.

@@ -16,7 +16,7 @@ const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
 	{ name: 'transactionsPerItem', scenario: 'transactionsPerItem', settings: [] },
 	{ name: 'deduplication', scenario: 'deduplication', settings: [] },
 	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
-	{ name: 'rush', scenario: 'rush', settings: ['--orders', '2000', '--latencyMs', '50', '--rounds', '2'] },
+	{ name: 'rush', scenario: 'rush', settings: ['--orders', '2000', '--latencyMs', '50', '--rounds', '2', '--history', '10000'] },
 	{ name: 'reports', scenario: 'reports', settings: [] },
 	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--concurrency', '4'] },
 	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--concurrency', '1'] },

@@ -6,13 +6,17 @@ import { HTTP_REQUEST_NODE } from '../test/peak/httpRequestNode';
 import { ORDER_TYPE } from '../test/peak/workflows';
 import type { CredentialValues } from '../test/harness/workflow';
 import { registerNodeType } from '../test/harness/workflow';
-import { executeOne, loadN8nNode } from './commonFlow';
+import { executeOne, loadN8nNode, seedFullHistory } from './commonFlow';
 import { DoubleProcess, type DoubleStats } from './doubleProcess';
 import { collectGarbage, measureCall, processCpuMs } from './measure';
+import { checkHistoryFull, checkKeysKept, watchStore } from './rushKeys';
 import type { Measurements, Settings } from './scenario';
 
-/** Transaction › Create, and n8n's HTTP Request node POSTing the same transaction: one request per execution. */
-export const RUSH_FLOWS = ['create', 'httpRequest'] as const;
+/**
+ * Transaction › Create, the same with the order id as Deduplication Key (its history full), and
+ * n8n's HTTP Request node POSTing the same transaction: one request per execution.
+ */
+export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequest'] as const;
 type RushFlow = (typeof RUSH_FLOWS)[number];
 
 interface RushFigures {
@@ -29,6 +33,10 @@ interface RushFigures {
 	/** Of `wallMs`, the time this process's main thread was ready to run but every CPU was busy. */
 	waitingForCpuMs: number;
 	mostInFlight: number;
+	/** Calls of n8n's store the node made: checkProcessedAndRecord, removeProcessed, and the entries handed to them. */
+	storeRecords: number;
+	storeRemovals: number;
+	storeEntries: number;
 }
 
 /** Throws unless every request was a POST answered 200 and the double queued each order exactly once, and no other. */
@@ -58,10 +66,11 @@ function checkQueuedOnce(label: string, orders: ShopOrder[], stats: DoubleStats)
  * ended (so the rush's garbage is collected within its figure, and what ran before was
  * collected before it), the wall time, and what the double received.
  */
-async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service: CredentialValues, double: DoubleProcess): Promise<RushFigures> {
+async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service: CredentialValues, double: DoubleProcess, history: number): Promise<RushFigures> {
 	await double.reset();
+	const storeUse = watchStore();
 	collectGarbage();
-	const { result: results, measurement } = await measureCall(async () => await Promise.allSettled(orders.map(async (order) => await executeOne(flow, order, service, 0))));
+	const { result: results, measurement } = await measureCall(async () => await Promise.allSettled(orders.map(async (order) => await executeOne(flow, order, service, history))));
 	const cpuBeforeGc = processCpuMs();
 	collectGarbage();
 	const closingGcCpuMs = processCpuMs() - cpuBeforeGc;
@@ -70,6 +79,9 @@ async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service:
 	if (failures.length > 0) throw new Error(`${label}: ${failures.length} of ${orders.length} executions failed, the first: ${String(failures[0].reason)}`);
 	const stats = await double.stats();
 	checkQueuedOnce(label, orders, stats);
+	const store = storeUse();
+	if (flow === 'createKeyed') checkKeysKept(label, orders, store, history);
+	else if (store.records + store.removals > 0) throw new Error(`${label}: a flow without a key made ${store.records + store.removals} calls of n8n's store`);
 	return {
 		posts: stats.posts ?? 0,
 		cpuMs: measurement.processCpuMs + closingGcCpuMs,
@@ -78,17 +90,20 @@ async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service:
 		wallMs: measurement.wallMs,
 		waitingForCpuMs: measurement.mainThreadWaitingForCpuMs,
 		mostInFlight: stats.mostInFlight ?? 0,
+		storeRecords: store.records,
+		storeRemovals: store.removals,
+		storeEntries: store.entries,
 	};
 }
 
-/** Throws unless one order through Create and through the HTTP Request node made the same request, byte for byte. */
-async function checkSameRequest(service: CredentialValues, double: DoubleProcess): Promise<void> {
+/** Throws unless one order through each flow made the same request, byte for byte. */
+async function checkSameRequest(service: CredentialValues, double: DoubleProcess, history: number): Promise<void> {
 	await double.reset();
 	const [probe] = shopOrders('PROBE', 1);
-	for (const flow of RUSH_FLOWS) await executeOne(flow, probe, service, 0);
+	for (const flow of RUSH_FLOWS) await executeOne(flow, probe, service, history);
 	const stats = await double.stats();
-	const [first, second] = stats.requests.map((request, index) => `${request.path} ${stats.bodyDigests?.[index]}`);
-	if (stats.requests.length !== 2 || first !== second) throw new Error(`Create and the HTTP Request node sent different requests: ${first} / ${second}`);
+	const requests = stats.requests.map((request, index) => `${request.path} ${stats.bodyDigests?.[index]}`);
+	if (requests.length !== RUSH_FLOWS.length || new Set(requests).size !== 1) throw new Error(`${RUSH_FLOWS.join(', ')} sent different requests: ${requests.join(' / ')}`);
 }
 
 /**
@@ -96,47 +111,53 @@ async function checkSameRequest(service: CredentialValues, double: DoubleProcess
  * answering every request after `latencyMs`, in `rounds` rounds, the flows' order reversed every
  * round, after one unmeasured rush of each of the same size: after rushes of 200, the first
  * measured rush (always Create's) took 1.01 to 1.5 times the CPU of Create's second, in five runs.
+ * The node's key history is full (`history` keys and their marks) before every rush and stays
+ * full: each keyed rush's keys push out as many of the oldest entries.
  */
 export async function rushOfOrders(settings: Settings): Promise<Measurements> {
-	const { orders, latencyMs, rounds } = settings;
+	const { orders, latencyMs, rounds, history } = settings;
+	if (!(history >= 1)) throw new Error('the rush needs --history of at least 1: the keyed flow runs against a full history');
 	const httpRequest = loadN8nNode('HttpRequest/HttpRequest.node.js', 'HttpRequest', HTTP_REQUEST_NODE.typeVersion);
 	registerNodeType(HTTP_REQUEST_NODE.type, httpRequest.node);
 	const versions = n8nModulesInUse(httpRequest.file);
-	console.error(`rush: n8n ${versions.n8n}'s n8n-core ${versions.n8nCore} and n8n-workflow ${versions.n8nWorkflow} for both nodes`);
+	console.error(`rush: n8n ${versions.n8n}'s n8n-core ${versions.n8nCore} and n8n-workflow ${versions.n8nWorkflow} for every node`);
+	seedFullHistory(history);
+	checkHistoryFull('before the rushes', history);
 
 	const double = await DoubleProcess.start('rushDouble', [String(latencyMs), `${ORDER_TYPE.id}=${ORDER_TYPE.name}`]);
 	const service: CredentialValues = { ...double.credentials, platformTimeZone: 'Europe/Berlin' };
 	try {
-		await checkSameRequest(service, double);
-		for (const flow of RUSH_FLOWS) await rush(`${flow} warm-up`, flow, shopOrders(`${flow}-WARM`, orders), service, double);
+		await checkSameRequest(service, double, history);
+		for (const flow of RUSH_FLOWS) await rush(`${flow} warm-up`, flow, shopOrders(`${flow}-WARM`, orders), service, double, history);
 
-		const totals = Object.fromEntries(RUSH_FLOWS.map((flow) => [flow, { posts: 0, cpuMs: 0, closingGcCpuMs: 0, mainThreadCpuMs: 0, wallMs: 0, waitingForCpuMs: 0, mostInFlight: 0 }])) as Record<RushFlow, RushFigures>;
+		const totals = Object.fromEntries(RUSH_FLOWS.map((flow) => [flow, [] as RushFigures[]])) as Record<RushFlow, RushFigures[]>;
 		for (let round = 0; round < rounds; round++) {
 			for (const flow of round % 2 === 0 ? RUSH_FLOWS : [...RUSH_FLOWS].reverse()) {
 				const label = `${flow} rush ${round + 1}`;
-				const figures = await rush(label, flow, shopOrders(`${flow}-R${round + 1}`, orders), service, double);
-				console.error(`${label}: ${figures.posts} POSTs, ${figures.cpuMs.toFixed(0)} ms CPU (${figures.mainThreadCpuMs.toFixed(0)} ms of it the main thread), ${figures.wallMs.toFixed(0)} ms wall (${figures.waitingForCpuMs.toFixed(0)} ms of it waiting for a CPU), at most ${figures.mostInFlight} in flight`);
-				const total = totals[flow];
-				total.posts += figures.posts;
-				total.cpuMs += figures.cpuMs;
-				total.closingGcCpuMs += figures.closingGcCpuMs;
-				total.wallMs += figures.wallMs;
-				total.waitingForCpuMs += figures.waitingForCpuMs;
-				total.mostInFlight = Math.max(total.mostInFlight, figures.mostInFlight);
+				const figures = await rush(label, flow, shopOrders(`${flow}-R${round + 1}`, orders), service, double, history);
+				console.error(
+					`${label}: ${figures.posts} POSTs, ${figures.storeRecords} + ${figures.storeRemovals} store calls (${figures.storeEntries} entries), ` +
+						`${figures.cpuMs.toFixed(0)} ms CPU (${figures.mainThreadCpuMs.toFixed(0)} ms of it the main thread), ` +
+						`${figures.wallMs.toFixed(0)} ms wall (${figures.waitingForCpuMs.toFixed(0)} ms of it waiting for a CPU), at most ${figures.mostInFlight} in flight`,
+				);
+				totals[flow].push(figures);
 			}
 		}
 
 		const measured = orders * rounds;
-		const measurements: Measurements = { orders, latencyMs, rounds };
+		const measurements: Measurements = { orders, latencyMs, rounds, history };
 		for (const flow of RUSH_FLOWS) {
-			const { posts, cpuMs, closingGcCpuMs, wallMs, waitingForCpuMs, mostInFlight } = totals[flow];
+			const sum = (figure: keyof RushFigures) => totals[flow].reduce((total, figures) => total + figures[figure], 0);
 			Object.assign(measurements, {
-				[`${flow}PostsPerOrder`]: posts / measured,
-				[`${flow}CpuMsPerOrder`]: cpuMs / measured,
-				[`${flow}ClosingGcCpuMsPerOrder`]: closingGcCpuMs / measured,
-				[`${flow}WallMsPerRush`]: wallMs / rounds,
-				[`${flow}WaitingForCpuMsPerRush`]: waitingForCpuMs / rounds,
-				[`${flow}MostInFlight`]: mostInFlight,
+				[`${flow}PostsPerOrder`]: sum('posts') / measured,
+				[`${flow}StoreCallsPerOrder`]: (sum('storeRecords') + sum('storeRemovals')) / measured,
+				[`${flow}StoreRemovalsPerOrder`]: sum('storeRemovals') / measured,
+				[`${flow}StoreEntriesPerOrder`]: sum('storeEntries') / measured,
+				[`${flow}CpuMsPerOrder`]: sum('cpuMs') / measured,
+				[`${flow}ClosingGcCpuMsPerOrder`]: sum('closingGcCpuMs') / measured,
+				[`${flow}WallMsPerRush`]: sum('wallMs') / rounds,
+				[`${flow}WaitingForCpuMsPerRush`]: sum('waitingForCpuMs') / rounds,
+				[`${flow}MostInFlight`]: Math.max(...totals[flow].map((figures) => figures.mostInFlight)),
 			});
 		}
 		return measurements;
