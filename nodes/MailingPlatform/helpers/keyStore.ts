@@ -100,7 +100,14 @@ async function hold(nodeId: string, keys: readonly string[]): Promise<() => void
 	};
 }
 
-const nodeIdOf = (context: IExecuteFunctions) => JSON.stringify([context.getWorkflow().id, context.getNode().id]);
+/** Each node run's workflow and node, read once: n8n's `getNode()` copies the node with all its parameters. */
+const nodeIds = new WeakMap<IExecuteFunctions, string>();
+
+function nodeIdOf(context: IExecuteFunctions): string {
+	let id = nodeIds.get(context);
+	if (id === undefined) nodeIds.set(context, (id = JSON.stringify([context.getWorkflow().id, context.getNode().id])));
+	return id;
+}
 
 function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
