@@ -15,7 +15,7 @@ export const XML_ACCEPT = 'application/vnd.service.api+xml; charset=utf-8';
 
 /**
  * Zones found valid. Checking builds an `Intl.DateTimeFormat`, slow next to a request, and every
- * request checks the credential's zone; there are some 600 IANA names at most to remember.
+ * request checks the credential's zone; the IANA names are a bounded set, so this set stays small.
  */
 const validZones = new Set<string>();
 
