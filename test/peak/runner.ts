@@ -26,7 +26,7 @@ export interface Ledger {
 	orderIds: string[];
 	deliveries: Delivery[];
 	deliveriesOf: Map<string, number>;
-	/** Deliveries made while the double refused that order (503 beyond retries or queued: false). */
+	/** Deliveries made while the double refused that order (queued: false). */
 	refusedOf: Map<string, number>;
 	/** The double's requests during the run: from this index on. */
 	firstRequest: number;
@@ -57,10 +57,9 @@ export async function runScenario(environment: RunnerEnvironment, scenario: Scen
 		async settle() {
 			await waitUntilEnded(store, workflow.file.id, ledger.deliveries.length, SETTLE_LIMIT_MS);
 		},
-		refuse({ unavailable, notQueued, transient503 }: Refusal) {
-			for (const id of unavailable) double.faults.unavailableForOrders.add(id);
+		refuse({ notQueued, transient503 }: Refusal) {
 			for (const id of notQueued) double.faults.notQueuedOrders.add(id);
-			for (const id of [...unavailable, ...notQueued]) refused.add(id);
+			for (const id of notQueued) refused.add(id);
 			double.faults.failNext(transient503, 503, { match: 'transactions' });
 		},
 		heal() {

@@ -7,11 +7,9 @@
 import { atOnce, type PlannedDelivery, type ShopOrder } from './delivery';
 
 export interface Refusal {
-	/** Orders for which the service answers 503 to every request, longer than the node retries. */
-	unavailable: string[];
 	/** Orders the service answers with `queued: false`. */
 	notQueued: string[];
-	/** Requests of any order answered 503 once each, which the node's retries get past. */
+	/** Requests of any order answered 503 once each, which the node's sender gets past. */
 	transient503: number;
 }
 
@@ -86,14 +84,17 @@ export const steadyStream: Scenario = {
 	},
 };
 
+/**
+ * A 503 is the account's: the node's sender pauses every request of the account and sends them
+ * again, so the service is unavailable for a while here, not for some orders only.
+ */
 export const refusedThenHealthy: Scenario = {
 	letter: 'd',
-	title: '30 orders at once while the service refuses 20 (10 with 503 beyond the retries, 10 queued: false), then all again with it healthy',
+	title: '30 orders at once while the service does not queue 10 (queued: false) and answers its first 5 requests with 503, then all again with it healthy',
 	orders: 30,
 	async drive(run, orders) {
 		const ids = orders.map((order) => order.id);
 		run.refuse({
-			unavailable: ids.filter((_, index) => index % 3 === 0),
 			notQueued: ids.filter((_, index) => index % 3 === 1),
 			transient503: 5,
 		});
