@@ -98,7 +98,7 @@ export class MailingPlatformApi implements ICredentialType {
 			name: 'maxRequestsPerSecond',
 			type: 'number',
 			default: 0,
-			typeOptions: { minValue: 0, numberPrecision: 2 },
+			typeOptions: { minValue: 0 },
 			hint: 'In queue mode each worker paces itself: give each its share, e.g. 2 for an account budget of 4 with two workers',
 			description:
 				'The account’s request budget for this n8n process: every request of the account (sending, checks, reports, the trigger’s polls) is paced to at most this many per second, so the service refuses none. 0: not paced; the nodes then follow the service’s 429 and 503 answers.',

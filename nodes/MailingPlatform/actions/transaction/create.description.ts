@@ -32,7 +32,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 	},
 	{
 		displayName:
-			'All input items are sent together in as few requests as possible; each output item tells whether its transaction was queued',
+			'All input items are sent together, with those of executions running at the same time, in as few requests as possible; each output item tells whether its transaction was queued',
 		name: 'batchingNotice',
 		type: 'notice',
 		default: '',
