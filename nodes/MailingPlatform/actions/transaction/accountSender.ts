@@ -36,9 +36,11 @@ function joined(parts: readonly Part[]): Buffer {
 	const total = pieces.reduce((sum, piece) => sum + piece.length, 0) + parts.length;
 	const bytes = Buffer.allocUnsafe(total);
 	let offset = 0;
-	for (const piece of pieces) {
+	for (const [index, piece] of pieces.entries()) {
 		offset += piece.copy(bytes, offset);
-		bytes[offset++] = offset === total ? 0x5d : 0x2c;
+		// A comma after each piece, the closing bracket after the last.
+		bytes[offset] = index === pieces.length - 1 ? 0x5d : 0x2c;
+		offset++;
 	}
 	return bytes;
 }
@@ -91,7 +93,7 @@ export class AccountSender {
 	/** Waits for the gate, counting the wait of every job waiting meanwhile, with the reason. */
 	private async nap(wait: number): Promise<void> {
 		const reason = this.gate.whyWaiting();
-		const firstDeadline = Math.min(...this.jobs.map((job) => job.deadlineMs));
+		const firstDeadline = this.jobs.reduce((first, job) => Math.min(first, job.deadlineMs), Number.POSITIVE_INFINITY);
 		const started = monotonicMs();
 		await sleep(Math.max(1, Math.min(wait, firstDeadline - started, MAX_NAP_MS)));
 		for (const job of this.jobs) {
