@@ -9,7 +9,7 @@ export type NodeError = NodeApiError | NodeOperationError;
 type Paired = { pairedItem: { item: number } };
 
 /**
- * One output item of an input item, as operations make them; `outputItems` alone decides where it
+ * One output item of an input item, as operations make them; `outputOf` alone decides where it
  * goes. A plain one is the output item itself, not a copy of it.
  */
 export type ItemResult =
