@@ -95,7 +95,8 @@ export class SendJob {
 	 */
 	nextBody(room: number, first: boolean): Body | undefined {
 		if (this.held !== undefined) return first || this.held.bytes.length <= room ? this.take(this.held) : undefined;
-		this.limits.limit = Math.min(room, this.settings.maxRequestBytes);
+		// The sender's room is never above this job's Max Request Bytes.
+		this.limits.limit = room;
 		this.bodies ??= packBodies(this.transactions, this.order, this.from, this.limits);
 		for (let next = this.bodies.next(); !next.done && !this.finished; next = this.bodies.next()) {
 			if ('refusal' in next.value) {
