@@ -144,7 +144,7 @@ export class AccountSender {
 			job.note.companions += parts.length - 1;
 		}
 		try {
-			const earlierAttempts = Math.max(...parts.map((part) => part.job.attempts));
+			const earlierAttempts = parts.reduce((most, part) => Math.max(most, part.job.attempts), 0);
 			const reports = await this.post(head.context, body, count, head.settings.ignoreInvalid, earlierAttempts);
 			let offset = 0;
 			for (const part of parts) {
@@ -172,9 +172,13 @@ export class AccountSender {
 		const tooLarge = failure.httpCode === '413';
 		if (failure.notProcessed && (!tooLarge || count > 1)) {
 			if (tooLarge) this.learnedLimit = Math.floor(bytes / 2);
-			const attempts = Math.max(...parts.map((part) => ++part.job.attempts));
+			let attempts = 0;
+			for (const { job, body } of parts) {
+				job.attempts++;
+				attempts = Math.max(attempts, job.attempts);
+				job.sendAgain(body);
+			}
 			if (!tooLarge && !asksToSlowDown(Number(failure.httpCode))) this.gate.pause(retryDelayMs(attempts - 1, undefined), 'the service could not be reached');
-			for (const { job, body } of parts) job.sendAgain(body);
 			return;
 		}
 		for (const { job, body } of parts) job.failed(body, failure);
