@@ -27,6 +27,9 @@ export class FaultInjector {
 	/** Latency added to every answer, in milliseconds. */
 	delayMs = 0;
 
+	/** Latency added per megabyte of the request's body, as a service that reads and queues it at that speed. */
+	msPerMegabyte = 0;
+
 	/** Largest body POST transactions accepts before 413 (the spec's limit by default). */
 	entityLimitBytes = 9_000_000;
 
@@ -69,6 +72,7 @@ export class FaultInjector {
 	reset(): void {
 		this.faults = [];
 		this.delayMs = 0;
+		this.msPerMegabyte = 0;
 		this.entityLimitBytes = 9_000_000;
 		this.reportWrapper = 'reports';
 		this.queuedAsString = false;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 import type { RequestBudget } from './budget';
 import { FaultInjector, faultResponse } from './faults';
@@ -26,6 +27,10 @@ export interface RecordedRequest {
 	status: number;
 	/** The Content-Type of the answer. */
 	answerType?: string;
+	/** When the whole body had arrived (`performance.now()`). */
+	receivedAtMs: number;
+	/** The client closed the connection before the answer was written (n8n killed, or the request aborted). */
+	answerLost?: boolean;
 }
 
 export interface Area {
@@ -132,8 +137,12 @@ export class ServiceDouble {
 			accept: req.headers.accept,
 			bodyBytes: Number(req.headers['content-length'] ?? (body === 'tooLarge' ? 0 : body.length)),
 			status: 0,
+			receivedAtMs: performance.now(),
 		};
 		this.requests.push(record);
+		res.once('close', () => {
+			if (!res.writableFinished) record.answerLost = true;
+		});
 
 		const overBudget = this.budget?.take();
 		if (overBudget !== undefined) {
@@ -145,7 +154,8 @@ export class ServiceDouble {
 		}
 
 		const fault = this.faults.take(rawPath);
-		if (this.faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.faults.delayMs));
+		const delayMs = this.faults.delayMs + (record.bodyBytes / 1_000_000) * this.faults.msPerMegabyte;
+		if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
 		if (fault?.kind === 'drop') {
 			if (fault.afterProcessing === true) await this.answer(req, url, rawPath, record, body);
 			record.status = -1;

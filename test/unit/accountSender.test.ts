@@ -10,140 +10,253 @@ import { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 
 /**
  * The account's sender as executions running at the same time meet it: one order each, as a
- * shop's webhook delivers them. The service here answers when the test lets it.
+ * shop's webhook delivers them, or many, as a nightly bulk does. The service here answers each
+ * request when the test lets it.
  */
 const node: INode = { id: 'node', name: 'Mailing Platform', type: 'mailingPlatform', typeVersion: 1, position: [0, 0], parameters: {} };
 const context = { getNode: () => node } as unknown as IExecuteFunctions;
 
-function refusal(status: string) {
-	return Object.assign(new ServiceError(node, { message: `Refused ${status}`, httpCode: status }), { httpCode: status, notProcessed: true });
+function failure(status: string, flags: Partial<Pick<ServiceError, 'outcomeUnknown' | 'notProcessed'>> = { notProcessed: true }) {
+	return Object.assign(new ServiceError(node, { message: `Refused ${status}`, httpCode: status }), { httpCode: status }, flags);
 }
 
-/** A service whose answers wait until `answer()`; each report names its order. */
-function service(gate: AccountGate, refuse: (call: number) => ServiceError | undefined = () => undefined) {
-	const requests: string[][] = [];
-	const started: number[] = [];
-	let release: () => void = () => {};
-	let held = Promise.resolve();
-	// As the transport does: every request takes its turn at the account's gate.
-	const post: PostBody = async (_context, body) => {
-		await gate.turn();
+interface Request {
+	orders: string[];
+	shared: boolean;
+	/** Lets the service answer this request. */
+	answer: () => void;
+}
+
+/**
+ * A service whose answers wait until the test calls a request's `answer()` (or at once, with
+ * `answerAtOnce`); each report names its order. `refuse` may fail the request of a given number.
+ */
+function service(gate: AccountGate, options: { answerAtOnce?: boolean; refuse?: (call: number, orders: string[]) => ServiceError | undefined } = {}) {
+	const requests: Request[] = [];
+	let arrived: () => void = () => {};
+	const post: PostBody = async (_context, { body, shared }) => {
 		const orders = (JSON.parse(body.toString('utf8')) as Array<{ order: string }>).map((transaction) => transaction.order);
-		requests.push(orders);
-		started.push(performance.now());
-		await held;
-		const failure = refuse(requests.length - 1);
-		if (failure !== undefined) {
-			if (failure.httpCode === '429') gate.pause(50, 'the service answered 429 (too many requests)');
-			throw failure;
+		let answer: () => void = () => {};
+		const answered = new Promise<void>((resolve) => (answer = resolve));
+		const call = requests.push({ orders, shared, answer }) - 1;
+		arrived();
+		if (options.answerAtOnce !== true) await answered;
+		const refused = options.refuse?.(call, orders);
+		if (refused !== undefined) {
+			if (refused.httpCode === '429') gate.pause(50, 'the service answered 429 (too many requests)');
+			throw refused;
 		}
 		return orders.map((order): QueueReport => ({ queued: true, contact: null, order }));
 	};
 	return {
 		post,
 		requests,
-		started,
-		/** Holds every answer until the returned function is called. */
-		hold: () => {
-			held = new Promise((resolve) => (release = resolve));
-			return () => release();
+		/** Resolves once `count` requests have arrived. */
+		async arrivals(count: number): Promise<void> {
+			while (requests.length < count) await new Promise<void>((resolve) => (arrived = resolve));
 		},
 	};
 }
 
-function execution(sender: AccountSender, order: string, settings: Partial<JobSettings> = {}) {
+const settingsOf = (settings: Partial<JobSettings>): JobSettings => ({ maxRequestBytes: 10_000, stopAtFailure: true, ignoreInvalid: true, maxWaitSeconds: 60, ...settings });
+
+/** An execution handing the sender its orders (each a transaction `{ order }`). */
+function execution(sender: AccountSender, orders: string[], settings: Partial<JobSettings> = {}) {
 	let stop = () => {};
 	const done = new Promise<SendJob>((resolve) => {
-		const job = new SendJob(context, [{ order }], [0], { maxRequestBytes: 10_000, stopAtFailure: true, ignoreInvalid: true, maxWaitSeconds: 60, ...settings }, resolve);
+		const job = new SendJob(context, orders.map((order) => ({ order })), orders.map((_, index) => index), settingsOf(settings), resolve);
 		stop = () => sender.withdraw(job);
-		sender.submit(job);
+		sender.submit(job, undefined);
 	});
 	return { done, stop };
 }
 
+/** Each item's order as reported, or its outcome's kind and message. */
 const reportOf = async (run: { done: Promise<SendJob> }) => {
 	const { outcomes } = await run.done;
-	return outcomes.map((outcome) => (outcome.kind === 'reported' ? outcome.reports[0].order : `${outcome.kind}: ${'error' in outcome ? outcome.error.message : ''}`));
+	return outcomes
+		.sort((a, b) => a.itemIndexes[0] - b.itemIndexes[0])
+		.flatMap((outcome) => (outcome.kind === 'reported' ? outcome.reports.map((report) => report.order) : [`${outcome.kind}: ${'error' in outcome ? outcome.error.message : ''}`]));
 };
 
-describe('the account’s sender, shared by executions running at the same time', () => {
-	it('sends a lone order at once, and the orders that arrive while it is under way together in the next request, each with its own report', async () => {
-		const gate = new AccountGate();
-		const { post, requests, hold } = service(gate);
-		const sender = new AccountSender(gate, post);
-		const answer = hold();
-		const first = execution(sender, 'A-0');
-		const later = ['A-1', 'A-2', 'A-3'].map((order) => execution(sender, order));
-		answer();
+const range = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}-${index}`);
 
-		expect(await Promise.all([first, ...later].map(reportOf))).toEqual([['A-0'], ['A-1'], ['A-2'], ['A-3']]);
-		expect(requests).toEqual([['A-0'], ['A-1', 'A-2', 'A-3']]);
+describe('the account’s sender, shared by executions running at the same time', () => {
+	it('sends a lone order at once, a second beside it, and those that arrive while both are under way together in the next request', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'])];
+		await arrivals(2);
+		runs.push(...['A-2', 'A-3', 'A-4'].map((order) => execution(sender, [order])));
+		requests[0].answer();
+		await arrivals(3);
+		requests[1].answer();
+		requests[2].answer();
+
+		expect(await Promise.all(runs.map(reportOf))).toEqual([['A-0'], ['A-1'], ['A-2'], ['A-3'], ['A-4']]);
+		expect(requests.map((request) => request.orders)).toEqual([['A-0'], ['A-1'], ['A-2', 'A-3', 'A-4']]);
+		expect(requests.map((request) => request.shared)).toEqual([false, false, true]);
 	});
 
-	it('pauses once after a 429 and sends the refused orders with those that arrived meanwhile in the next request', async () => {
+	it('hands each execution of a shared request its own reports, several per execution, in order', async () => {
 		const gate = new AccountGate();
-		const { post, requests, hold } = service(gate, (call) => (call === 0 ? refusal('429') : undefined));
+		const { post, requests, arrivals } = service(gate);
 		const sender = new AccountSender(gate, post);
-		const answer = hold();
-		const runs = ['A-0', 'A-1', 'A-2'].map((order) => execution(sender, order));
-		answer();
+		const first = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
+		await arrivals(2);
+		const runs = [execution(sender, range('A', 3)), execution(sender, range('B', 2)), execution(sender, range('C', 4))];
+		for (const request of requests) request.answer();
+		await arrivals(3);
+		requests[2].answer();
+		await Promise.all(first.map((run) => run.done));
+
+		expect(requests[2].orders).toEqual([...range('A', 3), ...range('B', 2), ...range('C', 4)]);
+		expect(await Promise.all(runs.map(reportOf))).toEqual([range('A', 3), range('B', 2), range('C', 4)]);
+	});
+
+	it('pauses once after a 429 and sends the refused orders, first, with those that arrived meanwhile in the next request', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate, { refuse: (call) => (call === 0 ? failure('429') : undefined) });
+		const sender = new AccountSender(gate, post);
+		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'])];
+		await arrivals(2);
+		requests[0].answer();
+		runs.push(execution(sender, ['A-2']));
+		requests[1].answer();
+		await arrivals(3);
+		requests[2].answer();
 
 		expect(await Promise.all(runs.map(reportOf))).toEqual([['A-0'], ['A-1'], ['A-2']]);
-		expect(requests).toEqual([['A-0'], ['A-0', 'A-1', 'A-2']]);
-		expect((await runs[0].done).note.reasons).toEqual(new Set(['the service answered 429 (too many requests)']));
+		expect(requests.map((request) => request.orders)).toEqual([['A-0'], ['A-1'], ['A-0', 'A-2']]);
+		expect((await runs[0].done).note.waits.get('the service answered 429 (too many requests)')).toBeGreaterThanOrEqual(45);
 	});
 
-	it('fails an order as not sent once it has waited Max Wait Seconds, naming the reason and the refused requests', async () => {
+	it('never cuts off an execution whose own requests take longer than Max Wait Seconds one after the other', async () => {
 		const gate = new AccountGate();
-		const { post, requests } = service(gate, () => refusal('429'));
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		// Five orders, one per request of 30 bytes at most; each request takes longer than Max Wait Seconds.
+		const bulk = execution(sender, range('B', 5), { maxRequestBytes: 30, maxWaitSeconds: 0.2 });
+		for (let request = 1; request <= 5; request++) {
+			await arrivals(request);
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			requests[request - 1].answer();
+		}
+
+		expect(await reportOf(bulk)).toEqual(range('B', 5));
+	});
+
+	it('fails an order as not sent once it waited Max Wait Seconds while the service took nothing, saying what it waited for', async () => {
+		const gate = new AccountGate();
+		const { post, requests } = service(gate, { answerAtOnce: true, refuse: () => failure('429') });
 		const sender = new AccountSender(gate, post);
 
-		const [outcome] = (await execution(sender, 'A-0', { maxWaitSeconds: 0.3 }).done).outcomes;
+		const [outcome] = (await execution(sender, ['A-0'], { maxWaitSeconds: 0.3 }).done).outcomes;
 		expect(outcome).toMatchObject({ kind: 'failed', itemIndexes: [0] });
 		const error = (outcome as { error: ServiceError }).error;
-		expect(error.message).toBe("Not sent: it waited 0.3 s for the account's requests (Max Wait Seconds), because of the service answered 429 (too many requests)");
+		expect(error.message).toBe("Not sent: it waited 0.3 s for the account's requests (Max Wait Seconds) because the service answered 429 (too many requests)");
 		expect(error.description).toBe(`The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${requests.length}.`);
 		expect(error.notProcessed).toBe(true);
 	});
 
-	it('withdraws a stopped execution’s order that has not left, and lets the request under way finish for the others', async () => {
+	it('sends a small execution’s order beside a large execution’s request under way, not behind it, and never inside one of its requests', async () => {
 		const gate = new AccountGate();
-		const { post, requests, hold } = service(gate);
+		const { post, requests, arrivals } = service(gate);
 		const sender = new AccountSender(gate, post);
-		const answer = hold();
-		const first = execution(sender, 'A-0');
-		const stopped = execution(sender, 'A-1');
-		const last = execution(sender, 'A-2');
-		first.stop();
+		const bulk = execution(sender, range('B', 6), { maxRequestBytes: 40 });
+		await arrivals(1);
+		const small = execution(sender, ['S-0']);
+		await arrivals(2);
+		expect(requests[1].orders).toEqual(['S-0']);
+		// The bulk's next body waits for its request under way; the small order's request is not joined by it.
+		requests[1].answer();
+		expect(await reportOf(small)).toEqual(['S-0']);
+		for (let request = 0; requests.length < 4 || request < requests.length; request++) {
+			await arrivals(request + 1);
+			requests[request].answer();
+		}
+
+		expect(await reportOf(bulk)).toEqual(range('B', 6));
+		expect(requests.filter((request) => request.orders.includes('S-0'))).toHaveLength(1);
+	});
+
+	it('lets the execution that has waited longest lead, so that one with Ignore Invalid Transactions off, which shares its request with nobody, is not overtaken twice', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
+		await arrivals(2);
+		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'], { ignoreInvalid: false }), execution(sender, ['A-2'])];
+		requests[0].answer();
+		await arrivals(3);
+		requests[1].answer();
+		await arrivals(4);
+		requests[2].answer();
+		requests[3].answer();
+		await Promise.all([...busy, ...runs].map((run) => run.done));
+
+		// A later execution may join the request ahead of it, but the strict one leads the next.
+		expect(requests.slice(2).map((request) => request.orders)).toEqual([['A-0', 'A-2'], ['A-1']]);
+	});
+
+	it('withdraws a stopped execution’s order that has not left, and lets a request under way finish for the others', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
+		await arrivals(2);
+		const stopped = execution(sender, ['A-1']);
+		const last = execution(sender, ['A-2']);
+		busy[0].stop();
 		stopped.stop();
 		expect(await reportOf(stopped)).toEqual(['failed: Not sent: the execution was stopped before this transaction left']);
-		answer();
+		requests[0].answer();
+		await arrivals(3);
+		requests[1].answer();
+		requests[2].answer();
 
-		expect(await reportOf(first)).toEqual(['A-0']);
+		expect(await reportOf(busy[0])).toEqual(['X-0']);
 		expect(await reportOf(last)).toEqual(['A-2']);
-		expect(requests).toEqual([['A-0'], ['A-2']]);
+		expect(requests.map((request) => request.orders)).toEqual([['X-0'], ['Y-0'], ['A-2']]);
 	});
 
-	it('never shares a request of an execution with Ignore Invalid Transactions off, whose one invalid transaction fails the whole request', async () => {
+	it('after a 413 sends the refused transactions again at half the size, and keeps the smallest limit two refusals taught', async () => {
 		const gate = new AccountGate();
-		const { post, requests, hold } = service(gate);
+		const { post, requests, arrivals } = service(gate, { refuse: (_call, orders) => (orders.length > 2 ? failure('413') : undefined) });
 		const sender = new AccountSender(gate, post);
-		const answer = hold();
-		const runs = [execution(sender, 'A-0'), execution(sender, 'A-1'), execution(sender, 'A-2', { ignoreInvalid: false }), execution(sender, 'A-3')];
-		answer();
-		await Promise.all(runs.map((run) => run.done));
+		const large = execution(sender, range('A', 8));
+		await arrivals(1);
+		const smaller = execution(sender, range('B', 4));
+		await arrivals(2);
+		// The smaller refusal is answered first: the larger one's half must not raise the limit it taught.
+		requests[1].answer();
+		requests[0].answer();
+		for (let request = 2; request < 14; request++) {
+			await arrivals(request + 1);
+			requests[request].answer();
+		}
 
-		expect(requests).toEqual([['A-0'], ['A-1', 'A-3'], ['A-2']]);
+		expect(await reportOf(large)).toEqual(range('A', 8));
+		expect(await reportOf(smaller)).toEqual(range('B', 4));
+		expect(requests.map((request) => request.orders.length)).toEqual([8, 4, ...Array(12).fill(1)]);
 	});
 
-	it('paces the account’s requests to the credential’s Max Requests per Second', async () => {
+	it('gives every execution of a shared request whose outcome is unknown that failure, and sends none of it again', async () => {
 		const gate = new AccountGate();
-		gate.pace(20);
-		const { post, started } = service(gate);
+		const unknown = failure('500', { outcomeUnknown: true });
+		const { post, requests, arrivals } = service(gate, { refuse: (call) => (call === 2 ? unknown : undefined) });
 		const sender = new AccountSender(gate, post);
-		for (const order of ['A-0', 'A-1', 'A-2']) await execution(sender, order, { ignoreInvalid: false }).done;
+		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
+		await arrivals(2);
+		const runs = [execution(sender, range('A', 2)), execution(sender, range('B', 1))];
+		for (const request of requests) request.answer();
+		await arrivals(3);
+		requests[2].answer();
+		await Promise.all(busy.map((run) => run.done));
 
-		const gaps = started.slice(1).map((at, index) => at - started[index]);
-		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(45);
+		const outcomes = await Promise.all(runs.map(async (run) => (await run.done).outcomes));
+		expect(outcomes).toEqual([[{ kind: 'failed', itemIndexes: [0, 1], error: unknown }], [{ kind: 'failed', itemIndexes: [0], error: unknown }]]);
+		expect(requests).toHaveLength(3);
 	});
 });

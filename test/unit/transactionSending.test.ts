@@ -23,7 +23,7 @@ function serviceError(details: { message: string; httpCode?: string }, flags: Pa
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */
 function service(limit: number, fail?: (call: number) => ServiceError | undefined) {
 	const received: number[][] = [];
-	const post: PostBody = async (_context, body, count) => {
+	const post: PostBody = async (_context, { body, count }) => {
 		received.push((JSON.parse(body.toString('utf8')) as Array<{ id: number }>).map((transaction) => transaction.id));
 		const failure = fail?.(received.length - 1);
 		if (failure !== undefined) throw failure;
@@ -36,7 +36,7 @@ function service(limit: number, fail?: (call: number) => ServiceError | undefine
 /** One execution's transactions sent through a sender of their own, as the node's sender sends them. */
 async function sendTransactions(post: PostBody, all: ReadonlyArray<unknown>, items: readonly number[], settings: Partial<JobSettings> & { maxRequestBytes: number; stopAtFailure: boolean }): Promise<Outcome[]> {
 	const sender = new AccountSender(new AccountGate(), post);
-	const job = await new Promise<SendJob>((done) => sender.submit(new SendJob(context, all, items, { ignoreInvalid: true, maxWaitSeconds: 60, ...settings }, done)));
+	const job = await new Promise<SendJob>((done) => sender.submit(new SendJob(context, all, items, { ignoreInvalid: true, maxWaitSeconds: 60, ...settings }, done), undefined));
 	return job.outcomes;
 }
 

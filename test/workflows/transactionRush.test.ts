@@ -38,7 +38,7 @@ describe('transaction › create at a shop’s rush', () => {
 		expect(new Set(double().transactions.queuedOrderIds()).size).toBe(20);
 		const statuses = double().requestsTo('transactions').map((request) => request.status);
 		expect(statuses.filter((status) => status === 429)).toHaveLength(3);
-		expect(hintsOf(runs[0])[0]).toMatch(/^Waited \d+(\.\d)? s for the account's requests: the service answered 429 \(too many requests\)\./);
+		expect(hintsOf(runs[0])[0]).toMatch(/^Waited \d+(\.\d)? s for the account's requests because the service answered 429 \(too many requests\)\./);
 	});
 
 	it('paces every request of the account to the credential’s Max Requests per Second, reads included', async () => {
@@ -63,15 +63,40 @@ describe('transaction › create: stopping one execution at a rush', () => {
 		double().faults.delayMs = 300;
 		const run = (number: number, stopWhen?: Promise<unknown>) =>
 			runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(number)], stopWhen }).catch((error: Error) => error);
-		const first = run(0);
-		await requestsArrived(1);
-		// Orders 1 and 2 wait behind the first request; order 1's execution is stopped while it waits.
-		const stopped = run(1, new Promise((resolve) => setTimeout(resolve, 50)));
-		const carried = run(2, requestsArrived(2));
-		const others = [run(3), run(4)];
-		await Promise.all([first, stopped, carried, ...others]);
+		// Orders 0 and 1 take both places for the account's requests; the others wait for one.
+		const busy = [run(0), run(1)];
+		await requestsArrived(2);
+		// Order 2's execution is stopped while it waits; order 3's once its request, shared with 4 and 5, is under way.
+		const stopped = run(2, new Promise((resolve) => setTimeout(resolve, 50)));
+		const carried = run(3, requestsArrived(3));
+		const others = [run(4), run(5)];
+		await Promise.all([...busy, stopped, carried, ...others]);
 
-		expect(double().transactions.queuedOrderIds().sort()).toEqual(['A-0', 'A-2', 'A-3', 'A-4']);
-		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([200, 200]);
+		expect(double().transactions.queuedOrderIds().sort()).toEqual(['A-0', 'A-1', 'A-3', 'A-4', 'A-5']);
+		expect(double().requestsTo('transactions').map((request) => [request.status, request.answerLost ?? false])).toEqual([
+			[200, false],
+			[200, false],
+			[200, false],
+		]);
+	});
+
+	it('aborts a request that carries only the stopped execution’s order, as any request of a stopped execution', async () => {
+		double().faults.delayMs = 1_000;
+		const started = performance.now();
+		await runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(0)], stopWhen: requestsArrived(1) }).catch((error: Error) => error);
+
+		expect(performance.now() - started).toBeLessThan(900);
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		expect(double().requestsTo('transactions').map((request) => request.answerLost)).toEqual([true]);
+	});
+
+	it('withdraws an order whose execution is stopped while the account is paused after a 429', async () => {
+		double().faults.failNext(1, 429, { retryAfter: '2', match: 'transactions' });
+		const waiting = runNode({ credentials: credentials(), parameters: jsonMode, items: [withOwnContact(0)], stopWhen: requestsArrived(1).then(async () => await new Promise((resolve) => setTimeout(resolve, 200))) });
+		await waiting.catch((error: Error) => error);
+		await new Promise((resolve) => setTimeout(resolve, 2_200));
+
+		expect(double().requestsTo('transactions').map((request) => request.status)).toEqual([429]);
+		expect(double().transactions.queuedOrderIds()).toEqual([]);
 	});
 });

@@ -137,8 +137,8 @@ describe('transaction › create in a workflow: service answers and failures', (
 		});
 
 		expect(result.main.map((json) => json.error)).toEqual([
-			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds), because of the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
-			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds), because of the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
+			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds) because the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
+			"Not sent: it waited 1 s for the account's requests (Max Wait Seconds) because the service answered 503 (unavailable) (items 0 to 1, 2 transactions)",
 		]);
 		expect(result.main[0].message).toContain('The service did not get it, so running it again sends it once.');
 		expect(double().transactions.queuedOrderIds()).toEqual([]);

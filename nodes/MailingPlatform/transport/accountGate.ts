@@ -13,32 +13,55 @@ import { sleep } from 'n8n-workflow';
 /** Milliseconds of a clock no test or user changes: pauses and pacing must not follow `Date.now`. */
 export const monotonicMs = () => performance.now();
 
+/** Max Requests per Second as a credential holds it: empty, 0 or unreadable mean not paced. */
+const paceOf = (data: ICredentialDataDecryptedObject | undefined) => Math.max(0, Number(data?.maxRequestsPerSecond ?? 0) || 0);
+
 export class AccountGate {
-	/** Requests waiting for their turn or under way, and senders working for the account. */
-	users = 0;
+	/** The Max Requests per Second of each user (a request, or a sender's waiting execution); 0 when not set. */
+	private readonly paces: number[] = [];
 
 	private nextStartMs = 0;
 
-	private pausedUntilMs = 0;
+	/** The pace that set `nextStartMs`. */
+	private startPace = 0;
 
-	private intervalMs = 0;
+	private pausedUntilMs = 0;
 
 	private pauseReason = '';
 
-	/** Paces requests to `perSecond` from now on (the credential's setting; empty or 0: not paced). */
-	pace(perSecond: number): void {
-		this.intervalMs = perSecond > 0 ? 1000 / perSecond : 0;
+	/**
+	 * Registers a user with its credential's setting until the returned function is called. While
+	 * users of credentials with different settings wait or run, the smallest set one paces them all.
+	 */
+	enter(data: ICredentialDataDecryptedObject | undefined): () => void {
+		const pace = paceOf(data);
+		this.paces.push(pace);
+		return () => void this.paces.splice(this.paces.indexOf(pace), 1);
+	}
+
+	/** The slowest set pace of the users, in requests per second; 0 when none is set. */
+	private pace(): number {
+		let slowest = 0;
+		for (const pace of this.paces) if (pace > 0 && (slowest === 0 || pace < slowest)) slowest = pace;
+		return slowest;
 	}
 
 	/** How long a request must wait before it may start. */
 	waitMs(): number {
-		return Math.max(0, this.pausedUntilMs - monotonicMs(), this.nextStartMs - monotonicMs());
+		const now = monotonicMs();
+		return Math.max(0, this.pausedUntilMs - now, this.nextStartMs - now);
+	}
+
+	/** Takes a start now: the next request may start one pacing interval later. Call only when `waitMs()` is 0. */
+	takeStart(): void {
+		this.startPace = this.pace();
+		this.nextStartMs = this.startPace > 0 ? monotonicMs() + 1000 / this.startPace : 0;
 	}
 
 	/** Waits until a request may start, and takes that start. */
 	async turn(): Promise<void> {
 		for (let wait = this.waitMs(); wait > 0; wait = this.waitMs()) await sleep(wait);
-		this.nextStartMs = monotonicMs() + this.intervalMs;
+		this.takeStart();
 	}
 
 	/** No request of the account starts for `ms`, because of `reason`. */
@@ -47,15 +70,17 @@ export class AccountGate {
 		this.pauseReason = reason;
 	}
 
-	/** Why a request must wait now, for the execution hint and for messages. */
+	/** Why a request must wait now, for the execution hint and for messages; empty when it need not. */
 	whyWaiting(): string {
-		if (this.pausedUntilMs > monotonicMs()) return this.pauseReason;
-		return `the credential's Max Requests per Second (${Math.round(10_000 / this.intervalMs) / 10})`;
+		const now = monotonicMs();
+		if (this.pausedUntilMs > now) return this.pauseReason;
+		if (this.nextStartMs > now) return `the credential's Max Requests per Second (${Math.round(this.startPace * 10) / 10})`;
+		return '';
 	}
 
 	/** Whether forgetting the gate changes nothing: nobody uses it and no pause or pacing still holds. */
 	isIdle(): boolean {
-		return this.users === 0 && this.waitMs() === 0;
+		return this.paces.length === 0 && this.waitMs() === 0;
 	}
 }
 
@@ -67,12 +92,11 @@ export function accountOf(data: ICredentialDataDecryptedObject | undefined): str
 	return createHash('sha256').update(`${baseUrl}\n${String(data?.apiKey ?? '')}`).digest('hex');
 }
 
-/** The account's gate, paced as `data` says; gates nobody needs any more are forgotten on the way. */
+/** The account's gate; gates nobody needs any more are forgotten on the way. */
 export function gateOf(data: ICredentialDataDecryptedObject | undefined): AccountGate {
 	for (const [account, gate] of gates) if (gate.isIdle()) gates.delete(account);
 	const account = accountOf(data);
 	let gate = gates.get(account);
 	if (gate === undefined) gates.set(account, (gate = new AccountGate()));
-	gate.pace(Number(data?.maxRequestsPerSecond ?? 0) || 0);
 	return gate;
 }

@@ -28,12 +28,13 @@ interface ServiceRequest {
 	itemIndex?: number;
 	/** Which part of a longer read this request is, named in its errors, e.g. `page 3 of 7`. */
 	part?: string;
-	/** The most attempts (RETRY.attempts unless given); the account's sender retries its requests itself. */
-	maxAttempts?: number;
-	/** Attempts the caller made before this call, counted in the errors' "Attempts made". */
-	earlierAttempts?: number;
-	/** The request carries other executions' work too: stopping this execution must not abort it. */
-	shared?: boolean;
+	/**
+	 * Made by the account's sender (actions/transaction/accountSender.ts), which has taken the
+	 * request's start at the account's gate and decides itself what goes again: one attempt, the
+	 * sender's `earlierAttempts` counted in "Attempts made". A `shared` request carries other
+	 * executions' transactions too, so stopping this execution must not abort it.
+	 */
+	sender?: { earlierAttempts: number; shared: boolean };
 }
 
 export interface ServiceResponse {
@@ -129,18 +130,18 @@ export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>
 export async function apiRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const credential = await credentialOf(this);
 	const gate = gateOf(credential.data);
-	gate.users++;
+	const leave = gate.enter(credential.data);
 	try {
-		return await attempts.call(this, request, credential, gate);
+		return await sendWithRetries.call(this, request, credential, gate);
 	} finally {
-		gate.users--;
+		leave();
 	}
 }
 
-async function attempts(this: ServiceContext, request: ServiceRequest, credential: ICredentialsDecrypted, gate: AccountGate): Promise<ServiceResponse> {
-	const maxAttempts = request.maxAttempts ?? RETRY.attempts;
-	const earlier = request.earlierAttempts ?? 0;
-	const caller = request.shared === true ? detachedFromCancel(this) : this;
+async function sendWithRetries(this: ServiceContext, request: ServiceRequest, credential: ICredentialsDecrypted, gate: AccountGate): Promise<ServiceResponse> {
+	const maxAttempts = request.sender === undefined ? RETRY.attempts : 1;
+	const earlier = request.sender?.earlierAttempts ?? 0;
+	const caller = request.sender?.shared === true ? detachedFromCancel(this) : this;
 	const baseUrl = String(credential.data?.baseUrl ?? '');
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -157,19 +158,19 @@ async function attempts(this: ServiceContext, request: ServiceRequest, credentia
 		ignoreHttpStatusErrors: true,
 		timeout: REQUEST_TIMEOUT_MS,
 	};
-	const fail = (details: ServiceErrorDetails, attempts: number) =>
+	const fail = (details: ServiceErrorDetails, made: number) =>
 		serviceError(
 			this,
 			{
 				...details,
 				message: request.part === undefined ? details.message : `${details.message} (${request.part})`,
-				description: [details.description, attemptsMade(earlier + attempts)].filter(Boolean).join(' '),
+				description: [details.description, attemptsMade(earlier + made)].filter(Boolean).join(' '),
 			},
 			request.itemIndex,
 		);
 
 	for (let attempt = 1; ; attempt++) {
-		await gate.turn();
+		if (request.sender === undefined) await gate.turn();
 		let result: HttpResult;
 		try {
 			result = (await caller.helpers.httpRequestWithAuthentication.call(caller, CREDENTIAL_TYPE, options, {

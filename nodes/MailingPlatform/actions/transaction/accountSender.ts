@@ -1,57 +1,74 @@
 /**
  * One sender of transactions per account in this n8n process. Create executions running at the
- * same time (one order per webhook call, at a shop's rush) hand it their transactions, and it
- * sends them one request at a time: while a request is under way or the account's gate holds it,
- * transactions that arrive wait together and go in the next request, in arrival order. With no
- * request under way, a transaction leaves at once. A 429 or 503 pauses the whole account once
- * (the transport's gate), and the refused transactions go again in the requests after the pause.
+ * same time (one order per webhook call at a shop's rush, a nightly bulk beside them) hand it
+ * their transactions, and it sends them in as few requests as is fair:
+ * - Each execution has at most one request under way, so its transactions leave in order and
+ *   one that stops at a failure sends nothing after it; the account has at most
+ *   `MAX_REQUESTS_UNDER_WAY`, so a small order need not wait behind a large request.
+ * - When a request can start (a place is free and the account's gate lets it), the execution that
+ *   has waited longest leads it with as much as its Max Request Bytes takes; executions whose
+ *   whole rest fits in the room left join it, longest waiting first. A large execution thus
+ *   never makes a small one's request slow, and nobody is overtaken for ever.
+ * - Keys are claimed in n8n's store as their transactions leave (SendJob.claim); what waits holds
+ *   none, so an n8n that dies loses no waiting order. A request the service did not act on
+ *   (429, 503, 413, not reached) gives its keys back and its transactions wait again; a 429 or
+ *   503 pauses the whole account once (the gate).
+ * - Max Wait Seconds bounds how long an execution waits while the service takes none of its
+ *   transactions; its own requests one after the other do not count.
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { seconds } from '../../helpers/numbers';
 import type { AccountGate } from '../../transport/accountGate';
-import { accountOf, gateOf, monotonicMs } from '../../transport/accountGate';
+import { monotonicMs } from '../../transport/accountGate';
 import type { ServiceError } from '../../transport/errors';
+import { serviceError } from '../../transport/errors';
 import { asksToSlowDown, retryDelayMs } from '../../transport/retry';
+import { seconds } from '../../helpers/numbers';
 import type { Body } from './packing';
+import { joinBodies } from './packing';
 import type { QueueReport } from './results';
 import type { SendJob } from './sendJob';
 
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
-export type PostBody = (context: IExecuteFunctions, body: Buffer, count: number, ignoreInvalid: boolean, earlierAttempts: number) => Promise<QueueReport[]>;
+export type PostBody = (
+	context: IExecuteFunctions,
+	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number; shared: boolean },
+) => Promise<QueueReport[]>;
 
 interface Part {
 	job: SendJob;
 	body: Body;
 }
 
-/** The longest nap between looks at the queue, so that a stopped or expired execution is let go soon. */
-const MAX_NAP_MS = 1000;
+/** Requests of one account under way at once in this process: one for a large sending, one for whoever arrives meanwhile. */
+const MAX_REQUESTS_UNDER_WAY = 2;
 
-/** The parts' bodies as one JSON array: `[a]` and `[b,c]` make `[a,b,c]`. */
-function joined(parts: readonly Part[]): Buffer {
-	if (parts.length === 1) return parts[0].body.bytes;
-	const pieces = parts.map(({ body }, index) => body.bytes.subarray(index === 0 ? 0 : 1, body.bytes.length - 1));
-	const total = pieces.reduce((sum, piece) => sum + piece.length, 0) + parts.length;
-	const bytes = Buffer.allocUnsafe(total);
-	let offset = 0;
-	for (const [index, piece] of pieces.entries()) {
-		offset += piece.copy(bytes, offset);
-		// A comma after each piece, the closing bracket after the last.
-		bytes[offset] = index === pieces.length - 1 ? 0x5d : 0x2c;
-		offset++;
-	}
-	return bytes;
-}
+/**
+ * n8n-workflow's `sleep` cannot be cancelled, so a nap's timer runs out even when the sender is
+ * woken earlier: naps stay short, so that none outlives the sender by more than this.
+ */
+const LONGEST_NAP_MS = 1000;
+
+const BUSY = "other executions' requests were under way";
 
 export class AccountSender {
 	private readonly jobs: SendJob[] = [];
 
+	/** How to leave the account's gate, per job: while a job waits, its credential's pace counts. */
+	private readonly leaving = new Map<SendJob, () => void>();
+
+	private underWay = 0;
+
 	private pumping = false;
 
-	/** The account's body limit a 413 taught, below Max Request Bytes; forgotten with the sender. */
-	private learnedLimit = Number.POSITIVE_INFINITY;
+	/** The largest body the account takes, as a 413 taught it (half the refused body); it only falls, and is forgotten with the sender. */
+	private accountLimit = Number.POSITIVE_INFINITY;
+
+	/** Why the jobs waiting since the last count waited. */
+	private reason = BUSY;
+
+	private wake: () => void = () => {};
 
 	constructor(
 		private readonly gate: AccountGate,
@@ -59,107 +76,144 @@ export class AccountSender {
 		private readonly onIdle: () => void = () => {},
 	) {}
 
-	submit(job: SendJob): void {
+	/** Takes a job; while it waits, the Max Requests per Second of its `credential` counts at the account's gate. */
+	submit(job: SendJob, credential: ICredentialDataDecryptedObject | undefined): void {
+		this.countWaits();
 		this.jobs.push(job);
+		this.leaving.set(job, this.gate.enter(credential));
+		this.wake();
 		if (!this.pumping) void this.pump();
 	}
 
-	/** The job's execution was stopped: what has not left is not sent; a request under way is not aborted. */
+	/** The job's execution was stopped: what has not left is not sent; a request under way is not aborted here. */
 	withdraw(job: SendJob): void {
 		job.withdrawn = true;
-		if (!job.inFlight) this.letGo(job);
+		this.wake();
 	}
 
 	private async pump(): Promise<void> {
 		this.pumping = true;
-		this.gate.users++;
 		try {
-			for (this.letGoExpired(); this.jobs.length > 0; this.letGoExpired()) {
+			for (this.tidy(); this.jobs.length > 0; this.tidy()) {
+				const waiting = this.jobs.filter((job) => job.isWaiting);
 				const wait = this.gate.waitMs();
-				if (wait > 0) await this.nap(wait);
-				else await this.sendNext();
+				if (waiting.length === 0 || this.underWay >= MAX_REQUESTS_UNDER_WAY || wait > 0) {
+					const deadline = waiting.reduce((first, job) => Math.min(first, job.deadlineMs), Number.POSITIVE_INFINITY);
+					await this.nap(Math.min(waiting.length === 0 ? LONGEST_NAP_MS : wait || LONGEST_NAP_MS, deadline - monotonicMs()));
+					continue;
+				}
+				this.gate.takeStart();
+				const parts = await this.compose(waiting);
+				if (parts.length > 0) void this.send(parts).catch((fault: unknown) => this.faulted(parts, fault));
 			}
 		} catch (error) {
 			// A fault of this code, not of the service: nobody may wait for ever.
-			for (const job of [...this.jobs]) job.giveUp(`Not sent: ${(error as Error).message}`, 'Run the workflow again.');
-			this.jobs.length = 0;
+			for (const job of this.jobs) if (job.isWaiting) job.giveUp(`Not sent: ${(error as Error).message}`, 'Run the workflow again.');
+			this.tidy();
 		} finally {
-			this.gate.users--;
 			this.pumping = false;
-			this.onIdle();
+			if (this.jobs.length > 0) void this.pump();
+			else this.onIdle();
 		}
 	}
 
-	/** Waits for the gate, counting the wait of every job waiting meanwhile, with the reason. */
-	private async nap(wait: number): Promise<void> {
-		const reason = this.gate.whyWaiting();
-		const firstDeadline = this.jobs.reduce((first, job) => Math.min(first, job.deadlineMs), Number.POSITIVE_INFINITY);
-		const started = monotonicMs();
-		await sleep(Math.max(1, Math.min(wait, firstDeadline - started, MAX_NAP_MS)));
+	/** Sleeps `ms` at most, or until something changes (a job arrives or is stopped, a request ends). */
+	private async nap(ms: number): Promise<void> {
+		await Promise.race([sleep(Math.max(1, Math.min(ms, LONGEST_NAP_MS))), new Promise<void>((resolve) => (this.wake = resolve))]);
+		this.wake = () => {};
+	}
+
+	/** Counts the time since the last count as waited by every waiting job, then notes why they wait from now on. */
+	private countWaits(): void {
+		const now = monotonicMs();
+		for (const job of this.jobs) job.countWait(now, this.reason);
+		this.reason = this.gate.whyWaiting() || BUSY;
+	}
+
+	/** Counts the waits, gives up the waiting jobs that were stopped or waited past Max Wait Seconds, and forgets finished jobs. */
+	private tidy(): void {
+		this.countWaits();
+		const now = monotonicMs();
 		for (const job of this.jobs) {
-			job.note.waitedMs += monotonicMs() - started;
-			job.note.reasons.add(reason);
+			if (!job.isWaiting) continue;
+			if (job.withdrawn) job.giveUp('Not sent: the execution was stopped before this transaction left', 'It was not sent, so running it again sends it once.');
+			else if (now >= job.deadlineMs) this.expire(job);
 		}
+		for (let index = this.jobs.length - 1; index >= 0; index--) {
+			const job = this.jobs[index];
+			if (!job.isFinished) continue;
+			this.jobs.splice(index, 1);
+			this.leaving.get(job)?.();
+			this.leaving.delete(job);
+		}
+	}
+
+	private expire(job: SendJob): void {
+		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.whyWaitedUnserved()}`;
+		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusals}.`);
 	}
 
 	/**
-	 * The next request's parts: the first waiting job's next body, then, while there is room, the
-	 * next bodies of the jobs after it. A job whose invalid transaction fails its whole request
-	 * (Ignore Invalid Transactions off) shares a request with nobody.
+	 * The next request's parts, their keys claimed: the job that has waited longest leads with its
+	 * next body; jobs whose whole rest fits in the room left join, longest waiting first. A job with
+	 * Ignore Invalid Transactions off neither joins nor is joined: one invalid transaction fails its
+	 * whole request.
 	 */
-	private nextParts(): Part[] {
+	private async compose(waiting: readonly SendJob[]): Promise<Part[]> {
 		const parts: Part[] = [];
+		let limit = this.accountLimit;
 		let size = 0;
-		let limit = this.learnedLimit;
-		for (const job of [...this.jobs]) {
-			if (job.isFinished) continue;
-			const alone = !job.settings.ignoreInvalid;
-			if (parts.length > 0 && (alone || !parts[0].job.settings.ignoreInvalid)) continue;
+		for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
+			const leading = parts.length === 0;
+			if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid)) continue;
 			const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
-			const body = parts.length === 0 ? job.nextBody(jobLimit, true) : job.nextBody(jobLimit - size + 1, false);
+			// Joined, the two arrays share one pair of brackets.
+			const body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
 			if (body === undefined) continue;
-			size = parts.length === 0 ? body.bytes.length : size + body.bytes.length - 1;
+			size = leading ? body.bytes.length : size + body.bytes.length - 1;
 			limit = jobLimit;
 			parts.push({ job, body });
-			if (alone) break;
+			if (!job.settings.ignoreInvalid) break;
 		}
-		return parts;
-	}
-
-	private async sendNext(): Promise<void> {
-		const parts = this.nextParts();
-		if (parts.length > 0) await this.send(parts);
-		// Cannot happen: the first job waiting gives a body or finishes. A loop without a wait would hang the process.
-		else if (this.jobs.some((job) => !job.isFinished)) throw new Error('no transaction could be packed');
-		this.removeFinished();
+		const claimed = await Promise.all(parts.map(async ({ job, body }) => ({ job, body: await job.claim(body) })));
+		const leaving: Part[] = [];
+		for (const part of claimed) {
+			if (part.body === undefined) continue;
+			// Stopped while its keys were claimed: it leaves no request.
+			if (part.job.withdrawn) await part.job.putBack(part.body, 'the execution was stopped');
+			else leaving.push(part as Part);
+		}
+		return leaving;
 	}
 
 	private async send(parts: Part[]): Promise<void> {
-		const body = joined(parts);
+		this.underWay++;
+		const body = joinBodies(parts.map((part) => part.body.bytes));
 		const count = parts.reduce((sum, part) => sum + part.body.end - part.body.start, 0);
 		const [{ job: head }] = parts;
+		let earlierAttempts = 0;
 		for (const { job } of parts) {
-			job.inFlight = true;
-			job.note.requests++;
+			job.depart();
 			job.note.companions += parts.length - 1;
+			earlierAttempts = Math.max(earlierAttempts, job.refusals);
 		}
 		try {
-			const earlierAttempts = parts.reduce((most, part) => Math.max(most, part.job.attempts), 0);
-			const reports = await this.post(head.context, body, count, head.settings.ignoreInvalid, earlierAttempts);
+			let reports: QueueReport[];
+			try {
+				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts, shared: parts.length > 1 });
+			} catch (error) {
+				await this.answerFailure(parts, error as ServiceError, body.length, count);
+				return;
+			}
 			let offset = 0;
 			for (const part of parts) {
 				const next = offset + part.body.end - part.body.start;
 				part.job.reported(part.body, reports.slice(offset, next));
 				offset = next;
 			}
-		} catch (error) {
-			this.answerFailure(parts, error as ServiceError, body.length, count);
 		} finally {
-			for (const { job } of parts) {
-				job.inFlight = false;
-				if (job.withdrawn) this.letGo(job);
-			}
-			this.removeFinished();
+			this.underWay--;
+			this.wake();
 		}
 	}
 
@@ -168,55 +222,29 @@ export class AccountSender {
 	 * or 503 when the gate's pause is over, when the service could not be reached after a backoff.
 	 * Any other failure is its transactions' outcome.
 	 */
-	private answerFailure(parts: readonly Part[], failure: ServiceError, bytes: number, count: number): void {
-		const tooLarge = failure.httpCode === '413';
-		if (failure.notProcessed && (!tooLarge || count > 1)) {
-			if (tooLarge) this.learnedLimit = Math.floor(bytes / 2);
-			let attempts = 0;
-			for (const { job, body } of parts) {
-				job.attempts++;
-				attempts = Math.max(attempts, job.attempts);
-				job.sendAgain(body);
-			}
-			if (!tooLarge && !asksToSlowDown(Number(failure.httpCode))) this.gate.pause(retryDelayMs(attempts - 1, undefined), 'the service could not be reached');
+	private async answerFailure(parts: readonly Part[], failure: ServiceError, bytes: number, count: number): Promise<void> {
+		const status = Number(failure.httpCode);
+		const tooLarge = status === 413;
+		if (!failure.notProcessed || (tooLarge && count === 1)) {
+			for (const { job, body } of parts) job.failed(body, failure);
 			return;
 		}
-		for (const { job, body } of parts) job.failed(body, failure);
-	}
-
-	/** Gives up, as not sent, the jobs that were stopped or have waited longer than Max Wait Seconds. */
-	private letGoExpired(): void {
-		const now = monotonicMs();
-		for (const job of [...this.jobs]) if (!job.inFlight && (job.withdrawn || now >= job.deadlineMs)) this.letGo(job);
-		this.removeFinished();
-	}
-
-	private letGo(job: SendJob): void {
-		if (job.isFinished) return;
-		if (job.withdrawn) {
-			job.giveUp('Not sent: the execution was stopped before this transaction left', 'It was not sent, so running it again sends it once.');
-		} else {
-			const why = [...job.note.reasons].join('; ') || 'earlier requests of the account were under way';
-			const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds), because of ${why}`;
-			job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.attempts}.`);
+		if (tooLarge) this.accountLimit = Math.min(this.accountLimit, Math.floor(bytes / 2));
+		else if (!asksToSlowDown(status)) {
+			const refusals = parts.reduce((most, { job }) => Math.max(most, job.refusals + 1), 0);
+			this.gate.pause(retryDelayMs(refusals - 1, undefined), 'the service could not be reached');
 		}
-		this.removeFinished();
+		const reason = tooLarge ? 'the service refused a request as too large (413)' : this.gate.whyWaiting() || 'the service refused a request';
+		await Promise.all(parts.map(async ({ job, body }) => await job.sendAgain(body, reason)));
 	}
 
-	private removeFinished(): void {
-		for (let index = this.jobs.length - 1; index >= 0; index--) if (this.jobs[index].isFinished) this.jobs.splice(index, 1);
+	/** A fault of this code while a request's answer was handled: its transactions not yet decided may have been queued. */
+	private faulted(parts: readonly Part[], fault: unknown): void {
+		for (const { job, body } of parts) {
+			if (!job.isDeparting(body)) continue;
+			const description = 'The service may have queued these transactions. Check in the platform before you send them again.';
+			job.failed(body, serviceError(job.context, { message: (fault as Error).message, description, outcomeUnknown: true }));
+		}
+		this.wake();
 	}
-}
-
-const senders = new Map<string, AccountSender>();
-
-/** The sender of the account `data` names, made on first use and forgotten once it has nothing to send. */
-export function senderOf(data: ICredentialDataDecryptedObject | undefined, post: PostBody): AccountSender {
-	const account = accountOf(data);
-	let sender = senders.get(account);
-	if (sender === undefined) {
-		sender = new AccountSender(gateOf(data), post, () => senders.delete(account));
-		senders.set(account, sender);
-	}
-	return sender;
 }

@@ -22,7 +22,7 @@ import type { FailurePolicy, OperationResult } from '../../helpers/itemResults';
 import { itemError, paired } from '../../helpers/itemResults';
 import { isSet, readerFor, readInteger } from '../../helpers/parameters';
 import { DEFAULT_HISTORY_SIZE, DEFAULT_MAX_WAIT_SECONDS, MAX_HISTORY_SIZE, MAX_WAIT_SECONDS, SPEC_MAX_REQUEST_BYTES } from './create.description';
-import { claimKeys, settleKeys, skipRepeatedKeys } from './deduplication';
+import { beyondHistory, KeyClaims, skipRepeatedKeys } from './deduplication';
 import { renderOutcomes } from './render';
 import type { KeyOutcome, Outcome } from './results';
 import { reachedService } from './results';
@@ -113,20 +113,21 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 
 	let keyOutcomes: KeyOutcome[] = [];
 	const keys = deduplication?.keys;
-	const sending = { ...limits, ignoreInvalid: settings.ignoreInvalid, maxWaitSeconds: settings.maxWaitSeconds, keys };
+	const sending = { ...limits, ignoreInvalid: settings.ignoreInvalid, maxWaitSeconds: settings.maxWaitSeconds };
+	const tooMany = deduplication === undefined ? undefined : beyondHistory(deduplication, order);
 	if (settings.dryRun) {
 		decide(packForDryRun(transactions, order, limits));
+	} else if (tooMany !== undefined) {
+		decide([tooMany]);
 	} else if (deduplication === undefined) {
 		decide(await sendTransactions(this, transactions, order, sending));
 	} else {
-		const claim = await claimKeys(this, deduplication, order);
-		decide(claim.decided);
-		let sent: Outcome[] | undefined;
+		const claims = await KeyClaims.hold(this, deduplication, order);
 		try {
-			sent = await sendTransactions(this, transactions, claim.order, sending);
-			decide(sent);
+			decide(await sendTransactions(this, transactions, order, { ...sending, keys: claims }));
 		} finally {
-			keyOutcomes = await settleKeys(this, deduplication, claim, sent);
+			claims.endHold();
+			keyOutcomes = claims.outcomes;
 		}
 	}
 	const results = renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun });

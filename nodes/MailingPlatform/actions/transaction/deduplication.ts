@@ -1,7 +1,8 @@
 /**
- * The Deduplication Key's steps: keys are claimed in n8n's store before sending, so that a
- * delivery in another process skips them, and settled after: kept where the service queued the
- * transaction (or may have), released where it certainly did not, so that a re-run sends it.
+ * The Deduplication Key's steps: keys repeated within the execution are skipped; the others are
+ * claimed in n8n's store as their transaction leaves, so that a delivery in another process skips
+ * them, and settled after: kept where the service queued the transaction (or may have), released
+ * where it certainly did not, so that a re-run sends it.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -61,55 +62,14 @@ export interface Deduplication {
 	readonly historySize: number;
 }
 
-/** The keys claimed for this execution: the items to send, those decided here, and how to let other executions have the keys again. */
-interface Claim {
-	readonly order: readonly number[];
-	readonly decided: readonly Outcome[];
-	readonly letGo: () => void;
-}
-
-const nothingClaimed = (decided: Outcome[]): Claim => ({ order: [], decided, letGo: () => {} });
-
-/**
- * Claims the keys of the items in `order`: waits while another execution of this process sends
- * any of them, then records them all. An item whose key was there already is not sent: its key
- * was sent before, or taken by an execution that does not know its outcome.
- */
-export async function claimKeys(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<Claim> {
-	const refuseAll = (problem: InputProblem) => nothingClaimed([{ kind: 'refused', itemIndexes: order, problem }]);
-	if (order.length > historySize) {
-		return refuseAll(new InputProblem(
-			`${thousands(order.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
-			`Raise Deduplication History Size to at least ${thousands(order.length)}, or send fewer items per execution.`,
-		));
-	}
-	const store = storeOf(context, historySize);
-	const claimed = order.map((itemIndex) => keys[itemIndex]);
-	const letGo = await store.hold(claimed);
-	let taken: Set<string>;
-	let sent: Set<string>;
-	try {
-		taken = await store.record(claimed);
-		const markers = [...taken].map(sentMarker);
-		sent = await store.record(markers);
-		// Recording is the only way to read the store: a marker that was not there goes again.
-		await store.remove(markers.filter((marker) => !sent.has(marker)));
-	} catch (error) {
-		letGo();
-		return refuseAll(new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'Nothing was sent. Run the workflow again.'));
-	}
-	const decided: Outcome[] = [];
-	const toSend: number[] = [];
-	for (const itemIndex of order) {
-		const key = keys[itemIndex];
-		if (!taken.has(key)) toSend.push(itemIndex);
-		else if (sent.has(sentMarker(key))) decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-		else {
-			const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
-			decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
-		}
-	}
-	return { order: toSend, decided, letGo };
+/** A refusal of every item when the history cannot keep all their keys: the first would be forgotten while the last are sent. */
+export function beyondHistory({ historySize }: Deduplication, order: readonly number[]): Outcome | undefined {
+	if (order.length <= historySize) return undefined;
+	const problem = new InputProblem(
+		`${thousands(order.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
+		`Raise Deduplication History Size to at least ${thousands(order.length)}, or send fewer items per execution.`,
+	);
+	return { kind: 'refused', itemIndexes: order, problem };
 }
 
 /**
@@ -147,45 +107,100 @@ async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readon
 }
 
 /**
- * Settles the claimed keys by what sending decided (`sent`; undefined when sending did not
- * finish): a queued transaction's key is kept, with its marker; the key of one the service may
- * have queued is kept without; every other key is released. Lets other executions have the keys,
- * and answers where the store failed: such a key may skip, or let through, a later delivery.
+ * The keys of one execution's items while they are sent (sendJob.ts): held in this process from
+ * the start, so that a second delivery of an order waits for the first's outcome; claimed in
+ * n8n's store only as their request leaves, so that an n8n that dies loses no waiting order; and
+ * settled as the request returns: kept where the service queued the transaction (with its mark)
+ * or may have, released where it certainly did not, so that a re-run sends it.
  */
-export async function settleKeys(context: IExecuteFunctions, { keys, historySize }: Deduplication, claim: Claim, sent: readonly Outcome[] | undefined): Promise<KeyOutcome[]> {
-	const queued: number[] = [];
-	const open: number[] = [];
-	const released: number[] = [];
-	const decided = new Set<number>();
-	for (const outcome of sent ?? []) {
+export class KeyClaims {
+	/** Where the store failed to confirm or release a key: such a key may skip, or let through, a later delivery. */
+	readonly outcomes: KeyOutcome[] = [];
+
+	private constructor(
+		private readonly keys: readonly string[],
+		private readonly store: ReturnType<typeof storeOf>,
+		/** Lets other executions of this process have the keys. */
+		readonly endHold: () => void,
+	) {}
+
+	/** Waits while another execution of this process holds any of the keys of `order`, then holds them. */
+	static async hold(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<KeyClaims> {
+		const store = storeOf(context, historySize);
+		return new KeyClaims(keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
+	}
+
+	keyOf(itemIndex: number): string {
+		return this.keys[itemIndex];
+	}
+
+	/**
+	 * Claims the keys of a leaving request's items, and answers the outcomes of those not to send:
+	 * their key was sent before, or taken by an execution that does not know its outcome, or the
+	 * store could not be asked. Claims of one request's executions share the store's calls.
+	 */
+	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
+		const claimed = itemIndexes.map((itemIndex) => this.keys[itemIndex]);
+		let taken: Set<string>;
+		let sent: Set<string>;
+		try {
+			taken = await this.store.record(claimed);
+			const markers = [...taken].map(sentMarker);
+			sent = await this.store.record(markers);
+			// Recording is the only way to read the store: a marker that was not there goes again.
+			await this.store.remove(markers.filter((marker) => !sent.has(marker)));
+		} catch (error) {
+			const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'It was not sent. Run the workflow again.');
+			return [{ kind: 'refused', itemIndexes, problem }];
+		}
+		const decided: Outcome[] = [];
+		for (const itemIndex of itemIndexes) {
+			const key = this.keys[itemIndex];
+			if (!taken.has(key)) continue;
+			if (sent.has(sentMarker(key))) decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			else {
+				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
+				decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+			}
+		}
+		return decided;
+	}
+
+	/** Gives back the keys of items whose request the service did not act on; answers whether the store did. */
+	async release(itemIndexes: readonly number[]): Promise<boolean> {
+		try {
+			await this.store.remove(itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+			return true;
+		} catch (error) {
+			this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
+			return false;
+		}
+	}
+
+	/** Settles the keys of a request's items by its outcome. */
+	async settle(outcome: Outcome): Promise<void> {
+		const queued: number[] = [];
+		const open: number[] = [];
+		const released: number[] = [];
 		outcome.itemIndexes.forEach((itemIndex, position) => {
-			decided.add(itemIndex);
 			if (outcome.kind === 'reported' && outcome.reports[position].queued) queued.push(itemIndex);
 			else if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) open.push(itemIndex);
 			else released.push(itemIndex);
 		});
-	}
-	// Items sending never reached: kept if it did not finish (they may have gone out), released if it stopped before them.
-	for (const itemIndex of claim.order) if (!decided.has(itemIndex)) (sent === undefined ? open : released).push(itemIndex);
-
-	const store = storeOf(context, historySize);
-	const outcomes: KeyOutcome[] = [];
-	const kept = [...queued, ...open];
-	try {
-		const keptKeys = kept.map((itemIndex) => keys[itemIndex]);
-		if (!(await confirmRecorded(store, keptKeys, queued.map((itemIndex) => sentMarker(keys[itemIndex]))))) {
-			const reason = `after ${CONFIRM_ROUNDS} rounds n8n's store still did not hold it: another n8n process kept writing this node's history meanwhile`;
-			outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
+		const kept = [...queued, ...open];
+		try {
+			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
+			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex]))))) {
+				const reason = `after ${CONFIRM_ROUNDS} rounds n8n's store still did not hold it: another n8n process kept writing this node's history meanwhile`;
+				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
+			}
+		} catch (error) {
+			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
 		}
-	} catch (error) {
-		if (kept.length > 0) outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
+		try {
+			await confirmRemoved(this.store, released.map((itemIndex) => this.keys[itemIndex]));
+		} catch (error) {
+			this.outcomes.push({ kind: 'notReleased', itemIndexes: released, reason: (error as Error).message });
+		}
 	}
-	try {
-		await confirmRemoved(store, released.map((itemIndex) => keys[itemIndex]));
-	} catch (error) {
-		outcomes.push({ kind: 'notReleased', itemIndexes: released, reason: (error as Error).message });
-	} finally {
-		claim.letGo();
-	}
-	return outcomes;
 }

@@ -93,6 +93,20 @@ export function* packBodies(
 	if (!writer.isEmpty()) yield writer.take();
 }
 
+/** Bodies of several executions as one JSON array: `[a]` and `[b,c]` make `[a,b,c]`. */
+export function joinBodies(bodies: readonly Buffer[]): Buffer {
+	if (bodies.length === 1) return bodies[0];
+	const pieces = bodies.map((bytes, index) => bytes.subarray(index === 0 ? 0 : 1, bytes.length - 1));
+	const joined = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + piece.length, 0) + pieces.length);
+	let offset = 0;
+	for (const [index, piece] of pieces.entries()) {
+		offset += piece.copy(joined, offset);
+		// A comma after each piece, the closing bracket after the last.
+		joined[offset++] = index === pieces.length - 1 ? CLOSE_BRACKET : COMMA;
+	}
+	return joined;
+}
+
 /** Writes array text into one reused buffer, grown as the bodies need. */
 class BodyWriter {
 	private buffer: Buffer | undefined;

@@ -1,14 +1,17 @@
 /**
- * One execution's transactions while they wait for their account's requests: where packing has
- * got to, the outcomes so far, and how the execution learns them. The account's sender
- * (accountSender.ts) takes bodies from the jobs waiting and tells each what became of them.
+ * One execution's transactions while they wait for, and go out in, their account's requests:
+ * where packing has got to, the outcomes so far, how long they waited and why, and how the
+ * execution learns that they are done. The account's sender (accountSender.ts) takes bodies from
+ * the jobs waiting and tells each what became of them.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { seconds } from '../../helpers/numbers';
 import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 import { monotonicMs } from '../../transport/accountGate';
+import type { KeyClaims } from './deduplication';
 import type { Body, PackingLimits, Refusal } from './packing';
 import { packBodies } from './packing';
 import type { Outcome, QueueReport } from './results';
@@ -20,16 +23,18 @@ export interface JobSettings {
 	/** Without continue-on-fail the node stops at a failure: nothing after it is sent. */
 	stopAtFailure: boolean;
 	ignoreInvalid: boolean;
-	/** Max Wait Seconds: how long a transaction may wait for the account's requests. */
+	/** Max Wait Seconds: how long the job may wait for the account while the service takes none of its transactions. */
 	maxWaitSeconds: number;
-	/** Each item's Deduplication Key, put into its report. */
-	keys?: readonly string[];
+	/** With a Deduplication Key: claims each transaction's key as it leaves, and settles it by its outcome. */
+	keys?: KeyClaims;
 }
 
-/** What the execution hint says of the job's wait and of the requests it shared. */
+/** Milliseconds waited, per reason ("the service answered 429 (too many requests)"). */
+export type Waits = Map<string, number>;
+
+/** What the execution hint says of the job's waits and of the requests it shared. */
 export interface SharingNote {
-	waitedMs: number;
-	reasons: Set<string>;
+	waits: Waits;
 	/** Requests that carried its transactions. */
 	requests: number;
 	/** Other executions whose transactions went in the same requests, counted per request. */
@@ -42,21 +47,47 @@ export function refusedOutcome({ start, refusal }: Refusal, order: readonly numb
 	return { kind: 'refused', itemIndexes: [order[start]], problem: new InputProblem(refusal.problem, refusal.hint + earlier) };
 }
 
+/**
+ * Why the waiting took its time, to follow "it waited 2 s": " because A", or ": 1.5 s because A,
+ * 0.5 s because B" (longest first); reasons of less than 0.05 s are left out.
+ */
+export function whyWaited(waits: Waits): string {
+	const shown = [...waits].filter(([, ms]) => ms >= 50).sort(([, a], [, b]) => b - a);
+	if (shown.length <= 1) return shown.length === 0 ? '' : ` because ${shown[0][0]}`;
+	return `: ${shown.map(([reason, ms]) => `${seconds(ms)} because ${reason}`).join(', ')}`;
+}
+
+const add = (waits: Waits, reason: string, ms: number) => waits.set(reason, (waits.get(reason) ?? 0) + ms);
+
 export class SendJob {
 	readonly outcomes: Outcome[] = [];
 
-	readonly note: SharingNote = { waitedMs: 0, reasons: new Set(), requests: 0, companions: 0 };
+	readonly note: SharingNote = { waits: new Map(), requests: 0, companions: 0 };
 
-	/** Requests that carried some of its transactions and were refused (429, 503, 413, not reached), then sent again. */
-	attempts = 0;
-
-	/** Whether its transactions are in the request under way. */
-	inFlight = false;
+	/** Requests that carried some of its transactions and were refused (429, 503, 413, not reached). */
+	refusals = 0;
 
 	/** The execution was stopped: nothing more of it is sent. */
 	withdrawn = false;
 
-	readonly deadlineMs: number;
+	/** When it last began to wait: the execution that has waited longest leads the next request. */
+	waitingSinceMs: number;
+
+	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
+	private departing: Body | undefined;
+
+	private departedAtMs = 0;
+
+	/** The item indexes still to pack; transactions skipped by their key as they left are taken out. */
+	private order: readonly number[];
+
+	/** Since the service last took some of its transactions (or since it was handed over). */
+	private servedAtMs: number;
+
+	/** Waits since `servedAtMs`, for the message of a job given up. */
+	private readonly unservedWaits: Waits = new Map();
+
+	private countedUntilMs: number;
 
 	private readonly limits: PackingLimits;
 
@@ -65,47 +96,73 @@ export class SendJob {
 
 	private bodies: Generator<Body | Refusal> | undefined;
 
-	/** A body packing gave that did not fit the last request: the next one starts with it. */
+	/** A body packed to join a request, which it did not: the next request it leads starts with it. */
 	private held: Body | undefined;
 
 	private queued = 0;
 
 	private finished = false;
 
+	private readonly settlements: Array<Promise<void>> = [];
+
 	constructor(
 		readonly context: IExecuteFunctions,
 		readonly transactions: ReadonlyArray<unknown>,
-		readonly order: readonly number[],
+		order: readonly number[],
 		readonly settings: JobSettings,
 		private readonly done: (job: SendJob) => void,
 	) {
+		this.order = order;
 		this.limits = { limit: settings.maxRequestBytes, maxBytes: settings.maxRequestBytes };
-		this.deadlineMs = monotonicMs() + settings.maxWaitSeconds * 1000;
+		this.waitingSinceMs = this.servedAtMs = this.countedUntilMs = monotonicMs();
 	}
 
 	get isFinished(): boolean {
 		return this.finished;
 	}
 
+	/** Whether it has transactions waiting for a request: none of its own is being made or under way. */
+	get isWaiting(): boolean {
+		return !this.finished && this.departing === undefined;
+	}
+
+	/** When Max Wait Seconds runs out, unless the service takes some of its transactions first. */
+	get deadlineMs(): number {
+		return this.servedAtMs + this.settings.maxWaitSeconds * 1000;
+	}
+
+	/** Counts the time since the last count as waited because of `reason`, if it was waiting. */
+	countWait(now: number, reason: string): void {
+		if (this.isWaiting && now > this.countedUntilMs) {
+			add(this.note.waits, reason, now - this.countedUntilMs);
+			add(this.unservedWaits, reason, now - this.countedUntilMs);
+		}
+		this.countedUntilMs = now;
+	}
+
 	/**
-	 * Its next body within `room` bytes, or undefined when it has none left. As the `first` of a
-	 * request it may be larger (a transaction above the limit goes alone); else such a body is held
-	 * for the next request. Refusals on the way become outcomes; without continue-on-fail the job
-	 * ends at the first.
+	 * Its next body within `room` bytes, or undefined. Leading a request, it packs as much as the
+	 * room takes (a transaction above the room goes alone). Joining one, it gives only a body that
+	 * holds all it has left, so that a large execution never makes a small one's request slow; a
+	 * body packed for joining that is not its last is held for the next request it leads. Refusals
+	 * on the way become outcomes; without continue-on-fail the job ends at the first.
 	 */
-	nextBody(room: number, first: boolean): Body | undefined {
-		if (this.held !== undefined) return first || this.held.bytes.length <= room ? this.take(this.held) : undefined;
-		// The sender's room is never above this job's Max Request Bytes.
+	nextBody(room: number, leading: boolean): Body | undefined {
+		if (this.held !== undefined) {
+			if (this.held.bytes.length <= room && (leading || this.isLast(this.held))) return this.take(this.held);
+			if (!leading) return undefined;
+			// Packed for a larger room than the account now takes (a 413 taught it): packed again.
+			this.packFrom(this.held.start);
+		}
 		this.limits.limit = room;
 		this.bodies ??= packBodies(this.transactions, this.order, this.from, this.limits);
 		for (let next = this.bodies.next(); !next.done && !this.finished; next = this.bodies.next()) {
+			this.from = next.value.end;
 			if ('refusal' in next.value) {
-				this.from = next.value.end;
 				this.decide(refusedOutcome(next.value, this.order, this.queued), this.settings.stopAtFailure);
 				continue;
 			}
-			this.from = next.value.end;
-			if (first || next.value.bytes.length <= room) return next.value;
+			if (leading || (this.isLast(next.value) && next.value.bytes.length <= room)) return this.take(next.value);
 			this.held = next.value;
 			return undefined;
 		}
@@ -113,27 +170,84 @@ export class SendJob {
 		return undefined;
 	}
 
+	/**
+	 * Claims the keys of the body's transactions as it leaves. Those whose key is taken are
+	 * skipped and leave the body, which is packed again without them (it only gets smaller);
+	 * undefined when none is left.
+	 */
+	async claim(body: Body): Promise<Body | undefined> {
+		const { keys } = this.settings;
+		if (keys === undefined) return body;
+		const decided = await keys.claim(this.order.slice(body.start, body.end));
+		if (decided.length === 0) return body;
+		for (const outcome of decided) this.outcomes.push(outcome);
+		const left = new Set(this.order.slice(body.start, body.end));
+		for (const outcome of decided) for (const itemIndex of outcome.itemIndexes) left.delete(itemIndex);
+		this.order = [...this.order.slice(0, body.start), ...left, ...this.order.slice(body.end)];
+		this.packFrom(body.start + left.size);
+		if (left.size === 0) {
+			this.departing = undefined;
+			this.finishIfAllSent();
+			return undefined;
+		}
+		const [again] = packBodies(this.transactions, this.order.slice(0, body.start + left.size), body.start, { limit: body.bytes.length, maxBytes: this.settings.maxRequestBytes });
+		return (this.departing = again as Body);
+	}
+
+	/** The request carrying `body` is about to be posted. */
+	depart(): void {
+		this.departedAtMs = monotonicMs();
+		this.note.requests++;
+	}
+
 	/** The service answered: `reports` belong to the body's transactions, in order. */
 	reported(body: Body, reports: readonly QueueReport[]): void {
 		const itemIndexes = this.order.slice(body.start, body.end);
 		const { keys } = this.settings;
-		if (keys !== undefined) reports.forEach((report, position) => (report.deduplicationKey = keys[itemIndexes[position]]));
+		if (keys !== undefined) reports.forEach((report, position) => (report.deduplicationKey = keys.keyOf(itemIndexes[position])));
 		for (const report of reports) if (report.queued) this.queued++;
-		this.decide({ kind: 'reported', itemIndexes, reports }, false);
-		this.finishIfAllSent();
+		this.served({ kind: 'reported', itemIndexes, reports }, false);
 	}
 
 	/** The body's request failed as a whole, and is not sent again. */
 	failed(body: Body, error: ServiceError): void {
-		this.decide({ kind: 'failed', itemIndexes: this.order.slice(body.start, body.end), error }, this.settings.stopAtFailure);
+		this.served({ kind: 'failed', itemIndexes: this.order.slice(body.start, body.end), error }, this.settings.stopAtFailure);
+	}
+
+	/**
+	 * The body's request was refused before the service acted on it (`reason`): its keys are given
+	 * back, so that nothing waiting holds a key, and its transactions wait for the next request.
+	 */
+	async sendAgain(body: Body, reason: string): Promise<void> {
+		this.refusals++;
+		const now = monotonicMs();
+		add(this.note.waits, reason, now - this.departedAtMs);
+		add(this.unservedWaits, reason, now - this.departedAtMs);
+		await this.putBack(body, `the service refused its request (${reason})`);
+	}
+
+	/**
+	 * The body leaves no request after all: refused, or its execution was stopped while its keys
+	 * were claimed (`why`). A key that cannot be given back would skip its own transaction as taken,
+	 * so those transactions fail as not sent instead of waiting.
+	 */
+	async putBack(body: Body, why: string): Promise<void> {
+		const itemIndexes = this.order.slice(body.start, body.end);
+		const released = (await this.settings.keys?.release(itemIndexes)) ?? true;
+		this.departing = undefined;
+		this.countedUntilMs = monotonicMs();
+		if (released) {
+			this.packFrom(body.start);
+			return;
+		}
+		const error = serviceError(this.context, { message: `Not sent: ${why}, and its Deduplication Key could not be given back`, notProcessed: true }, itemIndexes[0]);
+		this.decide({ kind: 'failed', itemIndexes, error }, this.settings.stopAtFailure);
 		this.finishIfAllSent();
 	}
 
-	/** The body's request was refused before the service acted on it: its transactions wait for the next request. */
-	sendAgain(body: Body): void {
-		this.from = body.start;
-		this.bodies = undefined;
-		this.held = undefined;
+	/** Whether `body` is its body chosen for a request whose answer is not handled yet. */
+	isDeparting(body: Body): boolean {
+		return this.departing === body;
 	}
 
 	/** Ends the job: every transaction not yet sent fails with `message`, as not processed. */
@@ -147,14 +261,44 @@ export class SendJob {
 		this.finish();
 	}
 
-	/** Packing has passed the last transaction and nothing is held: every item has its outcome. */
-	private finishIfAllSent(): void {
-		if (this.from >= this.order.length && this.held === undefined) this.finish();
+	/** Max Wait Seconds ran out: what it waited for since the service last took some of its transactions. */
+	whyWaitedUnserved(): string {
+		return whyWaited(this.unservedWaits);
+	}
+
+	/** Resolves once the keys of every request it sent are settled in n8n's store. */
+	async settled(): Promise<void> {
+		await Promise.all(this.settlements);
+	}
+
+	private isLast(body: Body): boolean {
+		return body.end === this.order.length;
 	}
 
 	private take(body: Body): Body {
 		this.held = undefined;
-		return body;
+		return (this.departing = body);
+	}
+
+	private packFrom(position: number): void {
+		this.from = position;
+		this.bodies = undefined;
+		this.held = undefined;
+	}
+
+	private served(outcome: Outcome, stop: boolean): void {
+		this.departing = undefined;
+		this.waitingSinceMs = this.servedAtMs = this.countedUntilMs = monotonicMs();
+		this.unservedWaits.clear();
+		const { keys } = this.settings;
+		if (keys !== undefined) this.settlements.push(keys.settle(outcome));
+		this.decide(outcome, stop);
+		this.finishIfAllSent();
+	}
+
+	/** Packing has passed the last transaction and nothing is held or under way: every item has its outcome. */
+	private finishIfAllSent(): void {
+		if (this.from >= this.order.length && this.held === undefined && this.departing === undefined) this.finish();
 	}
 
 	private decide(outcome: Outcome, stop: boolean): void {

@@ -4,19 +4,20 @@
  * through the transport, which never resends what the service may have taken (transactions are
  * not idempotent); each item's outcome comes back. Dry Run packs the same way and sends nothing.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { counted, seconds, thousands } from '../../helpers/numbers';
 import { isPlainObject } from '../../helpers/values';
 import type { ServiceResponse } from '../../transport';
 import { apiRequest, credentialOf } from '../../transport';
+import { accountOf, gateOf } from '../../transport/accountGate';
 import { serviceError, ServiceError } from '../../transport/errors';
 import type { PostBody } from './accountSender';
-import { senderOf } from './accountSender';
+import { AccountSender } from './accountSender';
 import { packBodies } from './packing';
 import type { Outcome, QueueReport } from './results';
 import type { JobSettings, SharingNote } from './sendJob';
-import { refusedOutcome, SendJob } from './sendJob';
+import { refusedOutcome, SendJob, whyWaited } from './sendJob';
 
 function readQueued(value: unknown): boolean | undefined {
 	if (value === true || value === 'true') return true;
@@ -82,10 +83,10 @@ function failureOf(context: IExecuteFunctions, error: unknown, body: Buffer, cou
 }
 
 /**
- * POST transactions, once: the account's sender decides what goes again. The request may carry
- * other executions' transactions, so stopping `context`'s execution does not abort it.
+ * POST transactions, once: the account's sender decides what goes again. A request that carries
+ * other executions' transactions (`shared`) is not aborted when `context`'s execution is stopped.
  */
-const postBody: PostBody = async (context, body, count, ignoreInvalid, earlierAttempts) => {
+const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlierAttempts, shared }) => {
 	try {
 		const response = await apiRequest.call(context, {
 			method: 'POST',
@@ -93,9 +94,7 @@ const postBody: PostBody = async (context, body, count, ignoreInvalid, earlierAt
 			query: { ignore_invalid_transactions: ignoreInvalid },
 			jsonBody: body,
 			repeatable: false,
-			maxAttempts: 1,
-			earlierAttempts,
-			shared: true,
+			sender: { earlierAttempts, shared },
 			errorDescriptions: {
 				400: ignoreInvalid
 					? 'The service refused the request body. None of its transactions was queued.'
@@ -108,9 +107,23 @@ const postBody: PostBody = async (context, body, count, ignoreInvalid, earlierAt
 	}
 };
 
+const senders = new Map<string, AccountSender>();
+
+/** The sender of the account `data` names, made on first use and forgotten once it has nothing to send. */
+function senderOf(data: ICredentialDataDecryptedObject | undefined): AccountSender {
+	const account = accountOf(data);
+	let sender = senders.get(account);
+	if (sender === undefined) {
+		sender = new AccountSender(gateOf(data), postBody, () => senders.delete(account));
+		senders.set(account, sender);
+	}
+	return sender;
+}
+
 /** The execution hint of a job that waited for the account's requests or shared them. */
-function sharingHint({ waitedMs, reasons, requests, companions }: SharingNote): string | undefined {
-	const waited = waitedMs >= 100 ? `Waited ${seconds(waitedMs)} for the account's requests: ${[...reasons].join('; ')}.` : '';
+function sharingHint({ waits, requests, companions }: SharingNote): string | undefined {
+	const waitedMs = [...waits.values()].reduce((sum, ms) => sum + ms, 0);
+	const waited = waitedMs >= 100 ? `Waited ${seconds(waitedMs)} for the account's requests${whyWaited(waits)}.` : '';
 	const shared =
 		companions === 0
 			? ''
@@ -129,17 +142,19 @@ function sharingHint({ waitedMs, reasons, requests, companions }: SharingNote): 
  */
 export async function sendTransactions(context: IExecuteFunctions, transactions: ReadonlyArray<unknown>, order: readonly number[], settings: JobSettings): Promise<Outcome[]> {
 	if (order.length === 0) return [];
-	const sender = senderOf((await credentialOf(context)).data, postBody);
+	const { data } = await credentialOf(context);
+	const sender = senderOf(data);
 	const cancel = context.getExecutionCancelSignal?.();
 	let stop = () => {};
 	const job = await new Promise<SendJob>((done) => {
 		const waiting = new SendJob(context, transactions, order, settings, done);
 		stop = () => sender.withdraw(waiting);
 		cancel?.addEventListener('abort', stop, { once: true });
-		sender.submit(waiting);
+		sender.submit(waiting, data);
 		if (cancel?.aborted === true) stop();
 	});
 	cancel?.removeEventListener('abort', stop);
+	await job.settled();
 	const hint = sharingHint(job.note);
 	if (hint !== undefined) context.addExecutionHints({ message: hint, location: 'outputPane' });
 	return job.outcomes;

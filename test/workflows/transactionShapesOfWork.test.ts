@@ -1,0 +1,80 @@
+import type { INodeType } from 'n8n-workflow';
+
+import { deliverAtOnce, everyOnce, outcomes, queuedCounts, range } from '../harness/deliveries';
+import { useServiceDouble } from '../harness/double';
+import { processedData } from '../harness/processedData';
+import { jsonMode, order } from '../harness/transactions';
+import { registerNodeType, runNode } from '../harness/workflow';
+
+/**
+ * The account's sender with more than one shape of work at once, each a real workflow run by
+ * n8n-core: a large execution beside one-order executions, and keyed orders waiting when n8n
+ * dies. A second n8n process is the node with its own copy of every module, sharing the MODEL
+ * of n8n's store (test/harness/processedData.ts); `npm run test:peak` kills a real n8n.
+ */
+const SECOND_PROCESS = 'test.mailingPlatformInAnotherProcess';
+jest.isolateModules(() => {
+	const { MailingPlatform } = jest.requireActual<{ MailingPlatform: new () => INodeType }>('../../nodes/MailingPlatform/MailingPlatform.node');
+	registerNodeType(SECOND_PROCESS, new MailingPlatform());
+});
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('transaction › create: a large execution beside one-order executions', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('sends all of an execution whose requests take longer than Max Wait Seconds, and the orders arriving meanwhile beside it, not after it', async () => {
+		// About 300 bytes per order: 60 requests of 10 orders, each read at 20 s per MB (some 60 ms).
+		double().faults.msPerMegabyte = 20_000;
+		const bulkOptions = { maxRequestBytes: 3_200, maxWaitSeconds: 1 };
+		const bulk = runNode({ credentials: credentials(), parameters: { ...jsonMode, options: bulkOptions }, items: range(600).map((number) => order(number)) });
+		await sleep(500);
+		const small = range(5).map(async (index) => {
+			await sleep(index * 100);
+			return await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(1_000 + index)] });
+		});
+
+		const [bulkRun, ...smallRuns] = await Promise.all([bulk, ...small]);
+		expect(bulkRun.main.map((json) => json.queued)).toEqual(range(600).map(() => true));
+		expect(smallRuns.map((run) => run.main[0].queued)).toEqual(range(5).map(() => true));
+		const queued = double().transactions.queuedOrderIds();
+		const lastOfBulk = queued.indexOf('A-599');
+		expect(range(5).map((index) => queued.indexOf(`A-${1_000 + index}`) < lastOfBulk)).toEqual(range(5).map(() => true));
+		expect(new Set(queued).size).toBe(605);
+	});
+});
+
+describe('transaction › create: n8n dies while keyed orders wait (model of n8n’s store)', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('holds no key of an order that has not left, so that a redelivery to another process sends it, and the first, going on, skips it', async () => {
+		// The first requests are refused with a long pause: every order of the first process waits.
+		double().faults.failNext(2, 429, { retryAfter: '2', match: 'transactions' });
+		const first = deliverAtOnce(credentials(), range(20));
+		while (double().requestsTo('transactions').length < 2) await sleep(5);
+		await sleep(300);
+
+		expect(range(20).filter((number) => processedData.remembers(`A-${number}`))).toEqual([]);
+		// Had the first process died here, the shop's redelivery would reach another one.
+		const redelivered = await deliverAtOnce(credentials(), range(20), () => ({ process: SECOND_PROCESS }));
+		expect(outcomes(redelivered)).toEqual(range(20).map(() => 'queued'));
+
+		expect(outcomes(await first)).toEqual(range(20).map(() => 'skipped'));
+		expect(queuedCounts(double())).toEqual(everyOnce(20));
+	});
+
+	it('claims the keys of the orders leaving in one request together, in one call of n8n’s store', async () => {
+		double().faults.delayMs = 200;
+		// Two orders take both places for the account's requests; ten more wait, then leave together.
+		const busy = deliverAtOnce(credentials(), [100, 101]);
+		while (double().requestsTo('transactions').length < 2) await sleep(5);
+		const together = deliverAtOnce(credentials(), range(10));
+		while (double().requestsTo('transactions').length < 3) await sleep(5);
+		const keys = new Set(range(10).map((number) => `A-${number}`));
+		const claims = processedData.calls.filter((call) => call.operation === 'checkProcessedAndRecord' && call.items.some((item) => keys.has(String(item))));
+
+		expect(claims).toHaveLength(1);
+		expect(claims[0].items.filter((item) => keys.has(String(item)))).toHaveLength(10);
+		expect(outcomes([...(await busy), ...(await together)])).toEqual(range(12).map(() => 'queued'));
+	});
+});
