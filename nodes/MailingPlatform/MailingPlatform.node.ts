@@ -64,12 +64,15 @@ export class MailingPlatform implements INodeType {
 				description: 'Choose a resource and operation offered in the node.',
 			});
 		}
-		if (selected.onRetry !== undefined && this.getNode().retryOnFail === true) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });
-		const policy = { continueOnFail: this.continueOnFail(), errorOutput: this.getNode().onError === 'continueErrorOutput' };
-		const { results, reached } = await selected.execute.call(this, policy, recallTries(this));
+		const node = this.getNode();
+		// Only with Retry On Fail does n8n run the node again, so only then is there anything to keep between tries.
+		const retrying = node.retryOnFail === true;
+		if (retrying && selected.onRetry !== undefined) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });
+		const policy = { continueOnFail: this.continueOnFail(), errorOutput: node.onError === 'continueErrorOutput' };
+		const { results, reached } = await selected.execute.call(this, policy, retrying ? recallTries(this) : undefined);
 		const output = outputOf(policy, results);
 		// n8n runs the node again when it throws, or when its first item has `json.error`.
-		afterTry(this, reached, 'failure' in output || output.items[0]?.json.error !== undefined);
+		if (retrying) afterTry(this, reached, 'failure' in output || output.items[0]?.json.error !== undefined);
 		if ('failure' in output) throw output.failure;
 		return [output.items];
 	}

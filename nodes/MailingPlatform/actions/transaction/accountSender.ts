@@ -98,7 +98,7 @@ export class AccountSender {
 				const waiting = this.jobs.filter((job) => job.isWaiting);
 				const wait = this.gate.waitMs();
 				if (waiting.length === 0 || this.underWay >= MAX_REQUESTS_UNDER_WAY || wait > 0) {
-					const deadline = waiting.reduce((first, job) => Math.min(first, job.deadlineMs), Number.POSITIVE_INFINITY);
+					const deadline = waiting.reduce((first, job) => Math.min(first, job.waits.deadlineMs), Number.POSITIVE_INFINITY);
 					await this.nap(Math.min(waiting.length === 0 ? LONGEST_NAP_MS : wait || LONGEST_NAP_MS, deadline - monotonicMs()));
 					continue;
 				}
@@ -126,7 +126,7 @@ export class AccountSender {
 	/** Counts the time since the last count as waited by every waiting job, then notes why they wait from now on. */
 	private countWaits(): void {
 		const now = monotonicMs();
-		for (const job of this.jobs) job.countWait(now, this.reason);
+		for (const job of this.jobs) job.waits.count(now, this.reason, job.isWaiting);
 		this.reason = this.gate.whyWaiting() || BUSY;
 	}
 
@@ -137,7 +137,7 @@ export class AccountSender {
 		for (const job of this.jobs) {
 			if (!job.isWaiting) continue;
 			if (job.withdrawn) job.giveUp('Not sent: the execution was stopped before this transaction left', 'It was not sent, so running it again sends it once.');
-			else if (now >= job.deadlineMs) this.expire(job);
+			else if (now >= job.waits.deadlineMs) this.expire(job);
 		}
 		for (let index = this.jobs.length - 1; index >= 0; index--) {
 			const job = this.jobs[index];
@@ -149,7 +149,7 @@ export class AccountSender {
 	}
 
 	private expire(job: SendJob): void {
-		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.whyWaitedUnserved()}`;
+		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.waits.whyUnserved()}`;
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusals}.`);
 	}
 

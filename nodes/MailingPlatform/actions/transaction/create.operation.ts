@@ -126,6 +126,7 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 		try {
 			decide(await sendTransactions(this, transactions, order, { ...sending, keys: claims }));
 		} finally {
+			await claims.settled();
 			claims.endHold();
 			keyOutcomes = claims.outcomes;
 		}

@@ -117,6 +117,8 @@ export class KeyClaims {
 	/** Where the store failed to confirm or release a key: such a key may skip, or let through, a later delivery. */
 	readonly outcomes: KeyOutcome[] = [];
 
+	private readonly settlements: Array<Promise<void>> = [];
+
 	private constructor(
 		private readonly keys: readonly string[],
 		private readonly store: ReturnType<typeof storeOf>,
@@ -177,8 +179,17 @@ export class KeyClaims {
 		}
 	}
 
-	/** Settles the keys of a request's items by its outcome. */
-	async settle(outcome: Outcome): Promise<void> {
+	/** Settles the keys of a request's items by its outcome, in the background: `settled()` waits for it. */
+	settle(outcome: Outcome): void {
+		this.settlements.push(this.settleNow(outcome));
+	}
+
+	/** Resolves once the keys of every request are settled in n8n's store. */
+	async settled(): Promise<void> {
+		await Promise.all(this.settlements);
+	}
+
+	private async settleNow(outcome: Outcome): Promise<void> {
 		const queued: number[] = [];
 		const open: number[] = [];
 		const released: number[] = [];

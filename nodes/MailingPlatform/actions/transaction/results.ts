@@ -2,7 +2,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { counted } from '../../helpers/numbers';
+import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
+import type { Refusal } from './packing';
 
 /** The service's report entry of one transaction, as the output item shows it (its fields pass through). */
 export interface QueueReport extends IDataObject {
@@ -45,3 +47,9 @@ export function reachedService(outcome: Outcome): boolean {
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
 export const alreadyQueued = (count: number) => `${counted(count, 'item of an earlier request was', 'items of earlier requests were')} already queued`;
+
+/** A refusal by the packer as the item's outcome; the transactions queued before it are named in its hint. */
+export function refusedOutcome({ start, refusal }: Refusal, order: readonly number[], queuedBefore: number): Outcome {
+	const earlier = queuedBefore === 0 ? '' : ` ${alreadyQueued(queuedBefore)}.`;
+	return { kind: 'refused', itemIndexes: [order[start]], problem: new InputProblem(refusal.problem, refusal.hint + earlier) };
+}

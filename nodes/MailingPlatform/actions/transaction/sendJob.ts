@@ -6,8 +6,6 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { seconds } from '../../helpers/numbers';
-import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 import { monotonicMs } from '../../transport/accountGate';
@@ -15,7 +13,9 @@ import type { KeyClaims } from './deduplication';
 import type { Body, PackingLimits, Refusal } from './packing';
 import { packBodies } from './packing';
 import type { Outcome, QueueReport } from './results';
-import { alreadyQueued } from './results';
+import { refusedOutcome } from './results';
+import type { Waits } from './waits';
+import { WaitClock } from './waits';
 
 export interface JobSettings {
 	/** Max Request Bytes: no body is larger, and a transaction larger alone is refused. */
@@ -29,9 +29,6 @@ export interface JobSettings {
 	keys?: KeyClaims;
 }
 
-/** Milliseconds waited, per reason ("the service answered 429 (too many requests)"). */
-export type Waits = Map<string, number>;
-
 /** What the execution hint says of the job's waits and of the requests it shared. */
 export interface SharingNote {
 	waits: Waits;
@@ -41,28 +38,13 @@ export interface SharingNote {
 	companions: number;
 }
 
-/** A refusal by the packer as the item's outcome; the transactions queued before it are named in its hint. */
-export function refusedOutcome({ start, refusal }: Refusal, order: readonly number[], queuedBefore: number): Outcome {
-	const earlier = queuedBefore === 0 ? '' : ` ${alreadyQueued(queuedBefore)}.`;
-	return { kind: 'refused', itemIndexes: [order[start]], problem: new InputProblem(refusal.problem, refusal.hint + earlier) };
-}
-
-/**
- * Why the waiting took its time, to follow "it waited 2 s": " because A", or ": 1.5 s because A,
- * 0.5 s because B" (longest first); reasons of less than 0.05 s are left out.
- */
-export function whyWaited(waits: Waits): string {
-	const shown = [...waits].filter(([, ms]) => ms >= 50).sort(([, a], [, b]) => b - a);
-	if (shown.length <= 1) return shown.length === 0 ? '' : ` because ${shown[0][0]}`;
-	return `: ${shown.map(([reason, ms]) => `${seconds(ms)} because ${reason}`).join(', ')}`;
-}
-
-const add = (waits: Waits, reason: string, ms: number) => waits.set(reason, (waits.get(reason) ?? 0) + ms);
-
 export class SendJob {
 	readonly outcomes: Outcome[] = [];
 
-	readonly note: SharingNote = { waits: new Map(), requests: 0, companions: 0 };
+	readonly note: SharingNote;
+
+	/** How long it waited for the account's requests and why; when Max Wait Seconds runs out. */
+	readonly waits: WaitClock;
 
 	/** Requests that carried some of its transactions and were refused (429, 503, 413, not reached). */
 	refusals = 0;
@@ -78,17 +60,6 @@ export class SendJob {
 
 	private departedAtMs = 0;
 
-	/** The item indexes still to pack; transactions skipped by their key as they left are taken out. */
-	private order: readonly number[];
-
-	/** Since the service last took some of its transactions (or since it was handed over). */
-	private servedAtMs: number;
-
-	/** Waits since `servedAtMs`, for the message of a job given up. */
-	private readonly unservedWaits: Waits = new Map();
-
-	private countedUntilMs: number;
-
 	private readonly limits: PackingLimits;
 
 	/** The position in `order` of the first transaction not yet taken from packing. */
@@ -103,18 +74,18 @@ export class SendJob {
 
 	private finished = false;
 
-	private readonly settlements: Array<Promise<void>> = [];
-
 	constructor(
 		readonly context: IExecuteFunctions,
 		readonly transactions: ReadonlyArray<unknown>,
-		order: readonly number[],
+		/** The item indexes to send; transactions skipped by their key as they left are taken out. */
+		private order: readonly number[],
 		readonly settings: JobSettings,
 		private readonly done: (job: SendJob) => void,
 	) {
-		this.order = order;
 		this.limits = { limit: settings.maxRequestBytes, maxBytes: settings.maxRequestBytes };
-		this.waitingSinceMs = this.servedAtMs = this.countedUntilMs = monotonicMs();
+		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
+		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
+		this.waitingSinceMs = monotonicMs();
 	}
 
 	get isFinished(): boolean {
@@ -124,20 +95,6 @@ export class SendJob {
 	/** Whether it has transactions waiting for a request: none of its own is being made or under way. */
 	get isWaiting(): boolean {
 		return !this.finished && this.departing === undefined;
-	}
-
-	/** When Max Wait Seconds runs out, unless the service takes some of its transactions first. */
-	get deadlineMs(): number {
-		return this.servedAtMs + this.settings.maxWaitSeconds * 1000;
-	}
-
-	/** Counts the time since the last count as waited because of `reason`, if it was waiting. */
-	countWait(now: number, reason: string): void {
-		if (this.isWaiting && now > this.countedUntilMs) {
-			add(this.note.waits, reason, now - this.countedUntilMs);
-			add(this.unservedWaits, reason, now - this.countedUntilMs);
-		}
-		this.countedUntilMs = now;
 	}
 
 	/**
@@ -220,9 +177,7 @@ export class SendJob {
 	 */
 	async sendAgain(body: Body, reason: string): Promise<void> {
 		this.refusals++;
-		const now = monotonicMs();
-		add(this.note.waits, reason, now - this.departedAtMs);
-		add(this.unservedWaits, reason, now - this.departedAtMs);
+		this.waits.refused(reason, this.departedAtMs);
 		await this.putBack(body, `the service refused its request (${reason})`);
 	}
 
@@ -235,7 +190,6 @@ export class SendJob {
 		const itemIndexes = this.order.slice(body.start, body.end);
 		const released = (await this.settings.keys?.release(itemIndexes)) ?? true;
 		this.departing = undefined;
-		this.countedUntilMs = monotonicMs();
 		if (released) {
 			this.packFrom(body.start);
 			return;
@@ -261,16 +215,6 @@ export class SendJob {
 		this.finish();
 	}
 
-	/** Max Wait Seconds ran out: what it waited for since the service last took some of its transactions. */
-	whyWaitedUnserved(): string {
-		return whyWaited(this.unservedWaits);
-	}
-
-	/** Resolves once the keys of every request it sent are settled in n8n's store. */
-	async settled(): Promise<void> {
-		await Promise.all(this.settlements);
-	}
-
 	private isLast(body: Body): boolean {
 		return body.end === this.order.length;
 	}
@@ -288,10 +232,9 @@ export class SendJob {
 
 	private served(outcome: Outcome, stop: boolean): void {
 		this.departing = undefined;
-		this.waitingSinceMs = this.servedAtMs = this.countedUntilMs = monotonicMs();
-		this.unservedWaits.clear();
-		const { keys } = this.settings;
-		if (keys !== undefined) this.settlements.push(keys.settle(outcome));
+		this.waitingSinceMs = monotonicMs();
+		this.waits.served();
+		this.settings.keys?.settle(outcome);
 		this.decide(outcome, stop);
 		this.finishIfAllSent();
 	}

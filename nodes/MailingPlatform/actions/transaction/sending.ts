@@ -16,8 +16,10 @@ import type { PostBody } from './accountSender';
 import { AccountSender } from './accountSender';
 import { packBodies } from './packing';
 import type { Outcome, QueueReport } from './results';
+import { refusedOutcome } from './results';
 import type { JobSettings, SharingNote } from './sendJob';
-import { refusedOutcome, SendJob, whyWaited } from './sendJob';
+import { SendJob } from './sendJob';
+import { whyWaited } from './waits';
 
 function readQueued(value: unknown): boolean | undefined {
 	if (value === true || value === 'true') return true;
@@ -154,7 +156,6 @@ export async function sendTransactions(context: IExecuteFunctions, transactions:
 		if (cancel?.aborted === true) stop();
 	});
 	cancel?.removeEventListener('abort', stop);
-	await job.settled();
 	const hint = sharingHint(job.note);
 	if (hint !== undefined) context.addExecutionHints({ message: hint, location: 'outputPane' });
 	return job.outcomes;
