@@ -11,6 +11,8 @@ export interface DoubleRequest {
 	query: URLSearchParams;
 	headers: IncomingMessage['headers'];
 	body: Buffer;
+	/** Set by the transactions area: the order id of each transaction a POST carried. */
+	orders?: Array<string | undefined>;
 }
 
 export interface DoubleResponse {

@@ -31,6 +31,8 @@ export interface RecordedRequest {
 	receivedAtMs: number;
 	/** The client closed the connection before the answer was written (n8n killed, or the request aborted). */
 	answerLost?: boolean;
+	/** POST transactions that reached the route: the order id of each transaction it carried. */
+	orders?: Array<string | undefined>;
 }
 
 export interface Area {
@@ -192,6 +194,7 @@ export class ServiceDouble {
 		};
 		for (const area of this.areas) {
 			const response = await area.handle(request);
+			record.orders = request.orders;
 			if (response !== undefined) return response;
 		}
 		return xmlError(404, `No such resource: ${rawPath}`);

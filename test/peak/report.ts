@@ -1,5 +1,5 @@
 /** The peak-load figures as lines, each saying what it counts; shared by test:peak and test:queue. */
-import { percentile, type ScenarioFigures } from './judge';
+import { percentile, plainAsExpected, type ScenarioFigures, sentEachOnce } from './judge';
 import type { Variant } from './workflows';
 
 const LABELS: Record<Variant, string> = {
@@ -46,4 +46,27 @@ export function scenarioHeading(figures: ScenarioFigures): string {
 export function p95Ratio(keyed: ScenarioFigures[], plain: ScenarioFigures[]): number {
 	const p95 = (runs: ScenarioFigures[]) => percentile(runs.flatMap((run) => run.latenciesMs), 0.95);
 	return p95(keyed) / p95(plain);
+}
+
+/** The p95 the key may cost: at most 1.5 times the webhook's p95 without it. */
+const P95_GOAL = 1.5;
+
+/** Every scenario's lines, and whether the keyed runs passed and the runs without the key checked out. */
+export function describeScenarios(results: ScenarioFigures[], n8nVersion: string): { lines: string[]; passed: boolean; trusted: boolean } {
+	if (results.length === 0) return { lines: [], passed: true, trusted: true };
+	const keyed = results.filter((figures) => figures.variant === 'keyed');
+	const plain = results.filter((figures) => figures.variant === 'plain');
+	const lines = [`Figures (n8n ${n8nVersion}, regular mode, SQLite; webhook times are the shop's POSTs, Respond: Immediately):`];
+	for (const figures of keyed) {
+		const without = plain.find((candidate) => candidate.letter === figures.letter);
+		lines.push(scenarioHeading(figures), ...describeRun(figures), ...(without === undefined ? [] : describeRun(without)));
+		if (without !== undefined) lines.push(`  p95 with key / without: ${p95Ratio([figures], [without]).toFixed(2)}`);
+	}
+	const ratio = p95Ratio(keyed, plain);
+	lines.push(`p95 with key / without, every scenario's POSTs together: ${ratio.toFixed(2)} (goal at most ${P95_GOAL}: ${ratio <= P95_GOAL ? 'met' : 'missed'})`);
+	const failing = keyed.filter((figures) => !sentEachOnce(figures)).map((figures) => `(${figures.letter})`);
+	const untrusted = plain.filter((figures) => !plainAsExpected(figures)).map((figures) => `(${figures.letter})`);
+	if (untrusted.length > 0) lines.push(`The runs without the key did not queue each order once per delivery not refused in ${untrusted.join(' ')}: the figures are not to be trusted.`);
+	if (failing.length > 0) lines.push(`With the key, orders were sent twice, lost, or executions failed in ${failing.join(' ')}.`);
+	return { lines, passed: failing.length === 0, trusted: untrusted.length === 0 };
 }

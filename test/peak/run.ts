@@ -10,8 +10,8 @@
  * more than 1.25 times as much. Last, a shop's rush against the account's request budget and the
  * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [--n8n=VERSION] [--keep]
- * (letters pick scenarios, with the common flow; `rush` the rush; none: everything;
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [bulk] [crash] [--n8n=VERSION] [--keep]
+ * (letters pick scenarios, with the common flow; `rush`, `bulk`, `crash` those parts; none: everything;
  * --n8n another release scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -39,19 +39,18 @@ import { ServiceDouble } from '../double/server';
 import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from './commonFlow';
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce } from './delivery';
-import { plainAsExpected, type ScenarioFigures, sentEachOnce } from './judge';
+import type { ScenarioFigures } from './judge';
 import { credentialData, publishWorkflows } from './publish';
-import { describeRun, p95Ratio, scenarioHeading } from './report';
+import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
 import { PEAK_SCENARIOS, type Scenario } from './scenarios';
+import { describeShapesOutcome, type ShapesOutcome, shapesPlan } from './shapesPlan';
 import { keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
 const START_LIMIT_MS = 240_000;
-/** The p95 the key may cost: at most 1.5 times the webhook's p95 without it. */
-const P95_GOAL = 1.5;
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -70,16 +69,26 @@ interface Selection {
 	scenarios: Scenario[];
 	commonFlow: boolean;
 	rush: boolean;
+	bulk: boolean;
+	crash: boolean;
 }
 
-/** Scenario letters pick scenarios (with the common flow), `rush` the rush; nothing picks everything. */
+const NAMED = ['rush', 'bulk', 'crash'] as const;
+
+/** Scenario letters pick scenarios (with the common flow), `rush`, `bulk` and `crash` those parts; nothing picks everything. */
 function select(args: string[]): Selection {
 	const words = args.filter((arg) => !arg.startsWith('--'));
-	const letters = words.filter((word) => word !== 'rush');
+	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
-	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and rush`);
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true };
-	return { scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)), commonFlow: letters.length > 0, rush: words.includes('rush') };
+	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, bulk: true, crash: true };
+	return {
+		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
+		commonFlow: letters.length > 0,
+		rush: words.includes('rush'),
+		bulk: words.includes('bulk'),
+		crash: words.includes('crash'),
+	};
 }
 
 const started: BackgroundProcess[] = [];
@@ -94,9 +103,10 @@ interface PeakOutcome {
 	results: ScenarioFigures[];
 	commonFlow?: CommonFlowFigures;
 	rush?: RushOutcome;
+	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, bulk: withBulk, crash: withCrash }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -119,6 +129,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush }: S
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withRush ? rushPlan(credential, double, selectedN8nVersion()) : undefined;
+		const shapes = withBulk || withCrash ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
@@ -131,16 +142,16 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush }: S
 		const warmUpWorkflow = scenarioWorkflow('plain', warmUp.letter, credential);
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
-		const files = [warmUpWorkflow.file, ...runs.map((run) => run.workflow.file), ...commonFlowRuns.map((run) => run.file), ...(rush?.workflowFiles ?? [])];
+		const files = [warmUpWorkflow.file, ...runs.map((run) => run.workflow.file), ...commonFlowRuns.map((run) => run.file), ...(rush?.workflowFiles ?? []), ...(shapes?.workflowFiles ?? [])];
 		for (const file of files) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
 		log(`Importing ${files.length} workflows, starting n8n ${selectedN8nVersion()} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
-		const server = startN8nServer(env);
+		let server = startN8nServer(env);
 		started.push(server);
 		await waitForEditor(port, server, START_LIMIT_MS);
 		await publishWorkflows(port, files.map((file) => file.id));
 
-		const store = await openSqliteExecutions(userFolder);
+		let store = await openSqliteExecutions(userFolder);
 		closeStore = store.close;
 		const environment: RunnerEnvironment = { double, store, webhookBase: () => `http://127.0.0.1:${port}/webhook` };
 		log('Warming up with 20 orders ...');
@@ -167,30 +178,30 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush }: S
 			},
 			log,
 		);
-		return { results, commonFlow, rush: rushOutcome };
+		const shapesOutcome = await shapes?.run(
+			{
+				double,
+				webhookBase: environment.webhookBase(),
+				store: () => store,
+				kill: async () => {
+					process.kill(-groupOf(server), 'SIGKILL');
+					await server.exited;
+				},
+				restart: async () => {
+					await store.close();
+					server = startN8nServer(env);
+					started.push(server);
+					await waitForEditor(port, server, START_LIMIT_MS);
+					store = await openSqliteExecutions(userFolder);
+					closeStore = store.close;
+				},
+			},
+			log,
+		);
+		return { results, commonFlow, rush: rushOutcome, shapes: shapesOutcome };
 	} finally {
 		await shutdown();
 	}
-}
-
-/** Prints every scenario and returns whether the keyed runs passed and the runs without the key checked out. */
-function report(results: ScenarioFigures[]): { passed: boolean; trusted: boolean } {
-	const keyed = results.filter((figures) => figures.variant === 'keyed');
-	const plain = results.filter((figures) => figures.variant === 'plain');
-	log(`Figures (n8n ${selectedN8nVersion()}, regular mode, SQLite; webhook times are the shop's POSTs, Respond: Immediately):`);
-	for (const figures of keyed) {
-		const without = plain.find((candidate) => candidate.letter === figures.letter);
-		log(scenarioHeading(figures));
-		for (const line of [...describeRun(figures), ...(without === undefined ? [] : describeRun(without))]) log(line);
-		if (without !== undefined) log(`  p95 with key / without: ${p95Ratio([figures], [without]).toFixed(2)}`);
-	}
-	const ratio = p95Ratio(keyed, plain);
-	log(`p95 with key / without, every scenario's POSTs together: ${ratio.toFixed(2)} (goal at most ${P95_GOAL}: ${ratio <= P95_GOAL ? 'met' : 'missed'})`);
-	const failing = keyed.filter((figures) => !sentEachOnce(figures)).map((figures) => `(${figures.letter})`);
-	const untrusted = plain.filter((figures) => !plainAsExpected(figures)).map((figures) => `(${figures.letter})`);
-	if (untrusted.length > 0) log(`The runs without the key did not queue each order once per delivery not refused in ${untrusted.join(' ')}: the figures are not to be trusted.`);
-	if (failing.length > 0) log(`With the key, orders were sent twice, lost, or executions failed in ${failing.join(' ')}.`);
-	return { passed: failing.length === 0, trusted: untrusted.length === 0 };
 }
 
 function runHere(): void {
@@ -203,16 +214,19 @@ function runHere(): void {
 	const t0 = performance.now();
 	const args = process.argv.slice(2);
 	main(select(args), args.includes('--keep')).then(
-		({ results, commonFlow, rush }) => {
+		({ results, commonFlow, rush, shapes }) => {
 			const common = commonFlow === undefined ? { lines: [], passed: true } : describeCommonFlow(commonFlow);
 			for (const line of common.lines) log(line);
-			const { passed, trusted } = results.length === 0 ? { passed: true, trusted: true } : report(results);
+			const { lines, passed, trusted } = describeScenarios(results, selectedN8nVersion());
+			for (const line of lines) log(line);
 			const rushed = rush === undefined ? { lines: [], passed: true } : describeRushOutcome(rush);
 			for (const line of rushed.lines) log(line);
+			const shaped = shapes === undefined ? { lines: [], passed: true } : describeShapesOutcome(shapes);
+			for (const line of shaped.lines) log(line);
 			const left = groupsStillRunning(started);
 			if (left.length > 0) log(`Process groups still running after the stop: ${left.join(', ')}`);
 			log(`whole run: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-			const ok = passed && trusted && common.passed && rushed.passed && left.length === 0;
+			const ok = passed && trusted && common.passed && rushed.passed && shaped.passed && left.length === 0;
 			log(`peak load: ${ok ? 'all checks passed' : 'FAILED'}`);
 			process.exit(ok ? 0 : 1);
 		},

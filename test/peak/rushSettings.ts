@@ -20,6 +20,20 @@ export interface RushSettings {
 	/** Then these orders at this rate, keyed Create and the HTTP Request node each, no budget. */
 	steadyOrders: number;
 	steadyOrdersPerSecond: number;
+	/** A nightly bulk beside the shop's orders, on one account. */
+	bulk: {
+		/** Orders of the one bulk execution, sent with these Create options. */
+		orders: number;
+		maxRequestBytes: number;
+		maxWaitSeconds: number;
+		/** How fast the service reads and queues a request. */
+		msPerMegabyte: number;
+		/** One-order executions arriving this long after the bulk, at this rate. */
+		small: { orders: number; afterMs: number; perSecond: number };
+		budget: Required<BudgetSettings>;
+	};
+	/** Keyed Create at a rush, n8n killed and started again mid-way, then every order delivered again. */
+	crash: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Required<BudgetSettings> };
 }
 
 const AT_2_8: RushSettings = {
@@ -31,18 +45,39 @@ const AT_2_8: RushSettings = {
 	steadyFillBatch: 1_000,
 	steadyOrders: 500,
 	steadyOrdersPerSecond: 20,
+	// 20 s per MB: each request of 200,000 bytes takes 4 s, so the bulk lasts well past Max Wait Seconds.
+	bulk: {
+		orders: 20_000,
+		maxRequestBytes: 200_000,
+		maxWaitSeconds: 20,
+		msPerMegabyte: 20_000,
+		small: { orders: 100, afterMs: 3_000, perSecond: 10 },
+		budget: { rate: 4, burst: 4, retryAfter: '1' },
+	},
+	// A long Retry-After keeps orders waiting in the account's pause when n8n dies.
+	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
 };
 
 const BY_RELEASE: Record<string, RushSettings> = {
 	'2.8.4': AT_2_8,
 	'1.123.50': AT_2_8,
-	'2.41.1': { ...AT_2_8, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '1' } },
+	'2.41.1': {
+		...AT_2_8,
+		ordersPerSecond: 20,
+		budget: { rate: 2, burst: 2, retryAfter: '1' },
+		crash: { ...AT_2_8.crash, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '10' } },
+	},
 };
 
 /** Judged: Create's executions may take at most this long at p95. */
 export const RUSH_P95_LIMIT_MS = 10_000;
 /** Printed: keyed Create's p50 over the HTTP Request node's at the steady state, against this goal. */
 export const STEADY_P50_RATIO_GOAL = 5;
+/** Judged: the one-order executions beside the bulk may take at most this long at p95; the goal is printed. */
+export const BULK_SMALL_P95_LIMIT_MS = 5_000;
+export const BULK_SMALL_P95_GOAL_MS = 1_000;
+/** Judged: the bulk may take at most this much longer than the service took to read its requests. */
+export const BULK_SLOWDOWN_LIMIT = 1.1;
 
 export function rushSettingsFor(n8nVersion: string): RushSettings {
 	return BY_RELEASE[n8nVersion] ?? AT_2_8;

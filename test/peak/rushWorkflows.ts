@@ -27,11 +27,14 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	steadyHttpRequest: 'HTTP Request node, the same POST',
 };
 
+/** The batch webhook's body: `{ orders: [{ body: order }, ...] }`, so that Create reads each order at `$json.body` as after a webhook of its own. */
+export const batchBody = (orders: readonly unknown[]) => JSON.stringify({ orders: orders.map((order) => ({ body: order })) });
+
 export interface RushWorkflow<Flow extends string> {
 	flow: Flow;
 	file: WorkflowFile;
 	webhookPath: string;
-	/** The steady keyed flow only: the webhook taking `{ orders: [{ body: order }, ...] }` to fill the key history. */
+	/** A second webhook into the same Create node, taking a batch of orders (`batchBody`). */
 	fillPath?: string;
 }
 
@@ -97,19 +100,38 @@ export function rushWorkflows(sandbox: Credential, paced: Credential, service: S
 	return RUSH_FLOWS.map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]));
 }
 
+/** Adds a second webhook -> Split Out into the workflow's sending node, taking batches of orders (`batchBody`). */
+function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, label: string): RushWorkflow<Flow> {
+	const send = workflow.file.nodes[1];
+	const fillPath = `${workflow.webhookPath}-batch`;
+	const batch = webhookNode(label, fillPath, 200);
+	const split = node('One Item per Order', 130, 200, { type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.orders', options: {} } });
+	workflow.file.nodes.push(batch, split);
+	workflow.file.connections[batch.name] = link(split.name);
+	workflow.file.connections[split.name] = link(send.name);
+	return { ...workflow, fillPath };
+}
+
 /**
- * The steady state's two workflows. The keyed one has a second webhook -> Split Out into the
- * same Create node, so that the history the measured orders meet is the one that node wrote.
+ * The steady state's two workflows. The keyed one has a second webhook into the same Create
+ * node, so that the history the measured orders meet is the one that node wrote.
  */
 export function steadyWorkflows(sandbox: Credential, service: Service): [RushWorkflow<'steadyKeyed'>, RushWorkflow<'steadyHttpRequest'>] {
-	const keyed = webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY));
-	const create = keyed.file.nodes[1];
-	const fillPath = `${keyed.webhookPath}-fill`;
-	const fill = webhookNode('Order Batch Webhook (fills the key history)', fillPath, 200);
-	const split = node('One Item per Order', 130, 200, { type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.orders', options: {} } });
-	keyed.file.nodes.push(fill, split);
-	keyed.file.connections[fill.name] = link(split.name);
-	keyed.file.connections[split.name] = link(create.name);
+	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), 'Order Batch Webhook (fills the key history)');
 	const http = webhookTo('steadyHttpRequest', 'mpRush', RUSH_FLOW_LABELS.steadyHttpRequest, httpRequestNode(service, false));
-	return [{ ...keyed, fillPath }, http];
+	return [keyed, http];
+}
+
+/**
+ * A nightly bulk beside the shop's orders, on one account: the bulk's workflow takes its orders
+ * in one batch (its Create with `bulkOptions`), the shop's one order per webhook call.
+ */
+export function bulkWorkflows(sandbox: Credential, bulkOptions: Record<string, unknown>): [RushWorkflow<'bulk'>, RushWorkflow<'bulkSmall'>] {
+	const bulk = withBatchWebhook(webhookTo('bulk', 'mpBulk', 'nightly bulk', createNode(sandbox, bulkOptions)), 'Nightly Orders Webhook');
+	return [bulk, webhookTo('bulkSmall', 'mpBulk', 'shop orders beside the bulk', createNode(sandbox, {}))];
+}
+
+/** Keyed Create at a rush that n8n does not live through. */
+export function crashWorkflow(sandbox: Credential): RushWorkflow<'crash'> {
+	return webhookTo('crash', 'mpCrash', 'keyed Create, n8n killed mid-rush', createNode(sandbox, KEY));
 }

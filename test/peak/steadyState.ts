@@ -12,7 +12,7 @@ import { atOnce, deliverPlan, shopOrders, type ShopOrder } from './delivery';
 import { type ExecutionStore, waitUntilEnded } from './executions';
 import { executionsOf, queuedTimes } from './rush';
 import { type RushSettings, STEADY_P50_RATIO_GOAL } from './rushSettings';
-import type { RushWorkflow, SteadyFlow } from './rushWorkflows';
+import { batchBody, type RushWorkflow, type SteadyFlow } from './rushWorkflows';
 
 const ROUNDS = 5;
 const WARM_UP_ORDERS = 5;
@@ -43,7 +43,7 @@ async function fillHistory(environment: SteadyEnvironment, keyed: RushWorkflow<'
 	const orders = shopOrders('FILL', settings.steadyFillOrders);
 	const url = `${environment.webhookBase}/${keyed.fillPath}`;
 	for (let start = 0, batch = 1; start < orders.length; start += settings.steadyFillBatch, batch++) {
-		const body = JSON.stringify({ orders: orders.slice(start, start + settings.steadyFillBatch).map((order) => ({ body: order })) });
+		const body = batchBody(orders.slice(start, start + settings.steadyFillBatch));
 		const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
 		if (response.status !== 200) throw new Error(`Filling the key history: batch ${batch} was answered HTTP ${response.status}`);
 		await waitUntilEnded(environment.store, keyed.file.id, batch, SETTLE_LIMIT_MS);

@@ -101,6 +101,7 @@ export class TransactionsArea {
 			return xmlError(400, 'The request body is not valid JSON.');
 		}
 		if (!Array.isArray(body)) return xmlError(400, 'The request body must be a JSON array of transactions.');
+		request.orders = body.map(orderIdOf);
 		if (body.some((transaction) => this.faults.unavailableForOrders.has(orderIdOf(transaction) ?? ''))) {
 			const unavailable = xmlError(503, 'The service is temporarily unavailable.');
 			const retryAfter = this.faults.unavailableRetryAfter;

@@ -1,20 +1,13 @@
 /**
- * One sender of transactions per account in this n8n process. Create executions running at the
- * same time (one order per webhook call at a shop's rush, a nightly bulk beside them) hand it
- * their transactions, and it sends them in as few requests as is fair:
- * - Each execution has at most one request under way, so its transactions leave in order and
- *   one that stops at a failure sends nothing after it; the account has at most
- *   `MAX_REQUESTS_UNDER_WAY`, so a small order need not wait behind a large request.
- * - When a request can start (a place is free and the account's gate lets it), the execution that
- *   has waited longest leads it with as much as its Max Request Bytes takes; executions whose
- *   whole rest fits in the room left join it, longest waiting first. A large execution thus
- *   never makes a small one's request slow, and nobody is overtaken for ever.
- * - Keys are claimed in n8n's store as their transactions leave (SendJob.claim); what waits holds
- *   none, so an n8n that dies loses no waiting order. A request the service did not act on
- *   (429, 503, 413, not reached) gives its keys back and its transactions wait again; a 429 or
- *   503 pauses the whole account once (the gate).
- * - Max Wait Seconds bounds how long an execution waits while the service takes none of its
- *   transactions; its own requests one after the other do not count.
+ * One sender of transactions per account in this n8n process: Create executions running at the
+ * same time (a shop's rush, a nightly bulk beside it) hand it their transactions, and it sends
+ * them in as few requests as is fair (docs/behaviour.md, The Account's Requests):
+ * - each execution has at most one request under way, the account `MAX_REQUESTS_UNDER_WAY`;
+ * - the execution that has waited longest leads the next request, and those whose whole rest fits
+ *   the room left join it, so a small order never waits behind or inside a large request;
+ * - keys are claimed as their transactions leave and given back when the service refuses a
+ *   request (SendJob), so nothing waiting holds a key; a 429 or 503 pauses the account (the gate);
+ * - Max Wait Seconds counts only time the service took none of an execution's transactions.
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -104,7 +97,7 @@ export class AccountSender {
 				}
 				this.gate.takeStart();
 				const parts = await this.compose(waiting);
-				if (parts.length > 0) void this.send(parts).catch((fault: unknown) => this.faulted(parts, fault));
+				if (parts.length > 0) void this.send(parts).catch((fault: unknown) => this.faulted(parts, fault, true));
 			}
 		} catch (error) {
 			// A fault of this code, not of the service: nobody may wait for ever.
@@ -175,7 +168,13 @@ export class AccountSender {
 			parts.push({ job, body });
 			if (!job.settings.ignoreInvalid) break;
 		}
-		const claimed = await Promise.all(parts.map(async ({ job, body }) => ({ job, body: await job.claim(body) })));
+		let claimed: Array<{ job: SendJob; body: Body | undefined }>;
+		try {
+			claimed = await Promise.all(parts.map(async ({ job, body }) => ({ job, body: await job.claim(body) })));
+		} catch (fault) {
+			this.faulted(parts, fault, false);
+			return [];
+		}
 		const leaving: Part[] = [];
 		for (const part of claimed) {
 			if (part.body === undefined) continue;
@@ -238,12 +237,19 @@ export class AccountSender {
 		await Promise.all(parts.map(async ({ job, body }) => await job.sendAgain(body, reason)));
 	}
 
-	/** A fault of this code while a request's answer was handled: its transactions not yet decided may have been queued. */
-	private faulted(parts: readonly Part[], fault: unknown): void {
-		for (const { job, body } of parts) {
-			if (!job.isDeparting(body)) continue;
-			const description = 'The service may have queued these transactions. Check in the platform before you send them again.';
-			job.failed(body, serviceError(job.context, { message: (fault as Error).message, description, outcomeUnknown: true }));
+	/**
+	 * A fault of this code while a request was made ready or its answer handled: nobody may wait
+	 * for ever, so the parts not yet decided fail, as not sent or, once `posted`, as maybe queued.
+	 */
+	private faulted(parts: readonly Part[], fault: unknown, posted: boolean): void {
+		const { message } = fault as Error;
+		for (const { job } of parts) {
+			const body = job.departingBody;
+			if (body === undefined) continue;
+			const failure = posted
+				? { message, description: 'The service may have queued these transactions. Check in the platform before you send them again.', outcomeUnknown: true }
+				: { message: `Not sent: ${message}`, description: 'Run the workflow again.', notProcessed: true };
+			job.failed(body, serviceError(job.context, failure));
 		}
 		this.wake();
 	}

@@ -199,9 +199,9 @@ export class SendJob {
 		this.finishIfAllSent();
 	}
 
-	/** Whether `body` is its body chosen for a request whose answer is not handled yet. */
-	isDeparting(body: Body): boolean {
-		return this.departing === body;
+	/** Its body chosen for a request whose answer is not handled yet, if any. */
+	get departingBody(): Body | undefined {
+		return this.departing;
 	}
 
 	/** Ends the job: every transaction not yet sent fails with `message`, as not processed. */

@@ -1,0 +1,55 @@
+/**
+ * test:peak's other shapes of work on one account (issue 38), as run.ts needs them: the
+ * workflows to import before n8n starts, then the nightly bulk beside the shop's orders and,
+ * last because it kills n8n, the crash mid-rush. Settings per n8n release: rushSettings.ts.
+ */
+import { performance } from 'node:perf_hooks';
+
+import type { CredentialToImport } from '../../scripts/n8n';
+import { type BulkEnvironment, type BulkFigures, describeBulk, measureBulk } from './bulk';
+import { type CrashEnvironment, type CrashFigures, describeCrash, measureCrash } from './crash';
+import { type RushSettings, rushSettingsFor } from './rushSettings';
+import { bulkWorkflows, crashWorkflow } from './rushWorkflows';
+
+export interface ShapesOutcome {
+	settings: RushSettings;
+	bulk?: BulkFigures;
+	crash?: CrashFigures;
+	/** Seconds each part took. */
+	bulkSeconds: number;
+	crashSeconds: number;
+}
+
+export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean }) {
+	const settings = rushSettingsFor(n8nVersion);
+	const { maxRequestBytes, maxWaitSeconds } = settings.bulk;
+	const bulk = parts.bulk ? bulkWorkflows(sandbox, { maxRequestBytes, maxWaitSeconds }) : undefined;
+	const crash = parts.crash ? crashWorkflow(sandbox) : undefined;
+	return {
+		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash])].map((workflow) => workflow.file),
+
+		async run(environment: BulkEnvironment & CrashEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
+			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0 };
+			let started = performance.now();
+			if (bulk !== undefined) {
+				log(`Bulk: ${settings.bulk.orders.toLocaleString('en-US')} orders in one execution beside one-order executions ...`);
+				outcome.bulk = await measureBulk(environment, bulk, settings.bulk);
+				outcome.bulkSeconds = (performance.now() - started) / 1000;
+			}
+			started = performance.now();
+			if (crash !== undefined) {
+				log('Crash: keyed Create at a rush, n8n killed and started again, every order delivered again ...');
+				outcome.crash = await measureCrash(environment, crash, settings.crash);
+				outcome.crashSeconds = (performance.now() - started) / 1000;
+			}
+			return outcome;
+		},
+	};
+}
+
+export function describeShapesOutcome(outcome: ShapesOutcome): { lines: string[]; passed: boolean } {
+	const bulk = outcome.bulk === undefined ? { lines: [], passed: true } : describeBulk(outcome.bulk, outcome.settings.bulk);
+	const crash = outcome.crash === undefined ? { lines: [], passed: true } : describeCrash(outcome.crash, outcome.settings.crash);
+	const took = [outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`, outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`].filter(Boolean);
+	return { lines: [...bulk.lines, ...crash.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])], passed: bulk.passed && crash.passed };
+}
