@@ -60,13 +60,13 @@ function service(gate: AccountGate, options: { answerAtOnce?: boolean; refuse?: 
 
 const settingsOf = (settings: Partial<JobSettings>): JobSettings => ({ maxRequestBytes: 10_000, stopAtFailure: true, ignoreInvalid: true, maxWaitSeconds: 60, ...settings });
 
-/** An execution handing the sender its orders (each a transaction `{ order }`). */
-function execution(sender: AccountSender, orders: string[], settings: Partial<JobSettings> = {}) {
+/** An execution handing the sender its orders (each a transaction `{ order }`), its credential with `maxRequestsPerSecond`. */
+function execution(sender: AccountSender, orders: string[], settings: Partial<JobSettings> = {}, maxRequestsPerSecond = 0) {
 	let stop = () => {};
 	const done = new Promise<SendJob>((resolve) => {
 		const job = new SendJob(context, orders.map((order) => ({ order })), orders.map((_, index) => index), settingsOf(settings), resolve);
 		stop = () => sender.withdraw(job);
-		sender.submit(job, undefined);
+		sender.submit(job, { maxRequestsPerSecond });
 	});
 	return { done, stop };
 }
@@ -258,5 +258,52 @@ describe('the account’s sender, shared by executions running at the same time'
 		const outcomes = await Promise.all(runs.map(async (run) => (await run.done).outcomes));
 		expect(outcomes).toEqual([[{ kind: 'failed', itemIndexes: [0, 1], error: unknown }], [{ kind: 'failed', itemIndexes: [0], error: unknown }]]);
 		expect(requests).toHaveLength(3);
+	});
+});
+
+describe('the account’s sender and its gate', () => {
+	it('paces the account’s requests to the credential’s Max Requests per Second', async () => {
+		const gate = new AccountGate();
+		const { post, requests } = service(gate, { answerAtOnce: true });
+		const started: number[] = [];
+		const timed: PostBody = async (context, request) => {
+			started.push(performance.now());
+			return await post(context, request);
+		};
+		const sender = new AccountSender(gate, timed);
+		await Promise.all(['A-0', 'A-1', 'A-2'].map(async (order) => await execution(sender, [order], { ignoreInvalid: false }, 20).done));
+
+		expect(requests).toHaveLength(3);
+		const gaps = started.slice(1).map((at, index) => at - started[index]);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(45);
+	});
+});
+
+describe('the account’s gate', () => {
+	const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+	it('paces by the smallest Max Requests per Second of the credentials in use, and by the other once that one left', async () => {
+		const gate = new AccountGate();
+		gate.enter({ maxRequestsPerSecond: 20 });
+		const leaveSlow = gate.enter({ maxRequestsPerSecond: 5 });
+		gate.enter({ maxRequestsPerSecond: 0 });
+		gate.takeStart();
+		expect(gate.waitMs()).toBeGreaterThan(150);
+		expect(gate.whyWaiting()).toBe("the credential's Max Requests per Second (5)");
+
+		leaveSlow();
+		await sleep(gate.waitMs());
+		gate.takeStart();
+		expect(gate.waitMs()).toBeLessThanOrEqual(50);
+		expect(gate.whyWaiting()).toBe("the credential's Max Requests per Second (20)");
+	});
+
+	it('says why a request waits only while something holds it', () => {
+		const gate = new AccountGate();
+		gate.enter(undefined);
+		gate.takeStart();
+		expect([gate.waitMs(), gate.whyWaiting()]).toEqual([0, '']);
+		gate.pause(1_000, 'the service answered 429 (too many requests)');
+		expect(gate.whyWaiting()).toBe('the service answered 429 (too many requests)');
 	});
 });

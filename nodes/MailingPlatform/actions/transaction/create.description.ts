@@ -218,7 +218,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long a transaction may wait for the account’s requests, which executions running at the same time share (and which wait when the service answers 429 or 503, or for the credential’s Max Requests per Second). Past it, the transaction fails as not sent.',
+					'How long the transactions may wait for the account’s requests while the service takes none of them: behind requests of other executions running at the same time, when the service answers 429 or 503, or for the credential’s Max Requests per Second. The time their own requests take does not count. Past it, what has not left fails as not sent.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',
