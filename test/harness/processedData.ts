@@ -76,6 +76,9 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** How many of the next removals fail, as when the database is unreachable. */
 	failingRemovals = 0;
 
+	/** How many of the next recordings fail, as when the database is unreachable. */
+	failingRecordings = 0;
+
 	/** How many of the next recordings are undone right after they are written, as another process's write of an older read undoes them. */
 	lostRecordings = 0;
 
@@ -100,6 +103,7 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.calls.length = 0;
 		this.latencyMs = 0;
 		this.failingRemovals = 0;
+		this.failingRecordings = 0;
 		this.lostRecordings = 0;
 		this.database = 'sqlite';
 		this.refusedInserts = 0;
@@ -140,6 +144,10 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
 		const owner = this.record('checkProcessedAndRecord', items, scope, context, options);
+		if (this.failingRecordings > 0) {
+			this.failingRecordings--;
+			throw new Error('connection to the database was lost');
+		}
 		if (options.mode !== 'entries') throw new Error(`the model of n8n's store has mode 'entries' only, not '${options.mode}'`);
 		const read = await this.read(owner);
 		const inTurn = this.meeting?.arrive() ?? (async (write: () => Promise<void>) => await write());

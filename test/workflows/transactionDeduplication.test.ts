@@ -99,6 +99,19 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
+	it('sends nothing of a request whose keys n8n’s store could not be asked about, and stops there without continue-on-fail', async () => {
+		processedData.failingRecordings = 1;
+		const stopped = await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: [order(0, 700), order(1, 700)] });
+
+		expect(stopped.error?.message).toBe("The node could not check the Deduplication Key in n8n's store: connection to the database was lost");
+		expect(double().requests).toHaveLength(0);
+
+		processedData.failingRecordings = 1;
+		const went = await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: [order(0, 700), order(1, 700)], onError: 'continueRegularOutput' });
+		expect(went.main.map((json) => json.error ?? json.queued)).toEqual(["The node could not check the Deduplication Key in n8n's store: connection to the database was lost", true]);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+	});
+
 	it('says so on the item when n8n’s store keeps losing the key’s recording, instead of claiming it holds', async () => {
 		// The claim's recording and every confirmation round after the send are undone.
 		processedData.lostRecordings = 10;

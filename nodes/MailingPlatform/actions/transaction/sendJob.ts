@@ -138,13 +138,16 @@ export class SendJob {
 		const decided = await keys.claim(this.order.slice(body.start, body.end));
 		if (decided.length === 0) return body;
 		for (const outcome of decided) this.outcomes.push(outcome);
+		// n8n's store could not be asked: a failure, where the node stops without continue-on-fail.
+		const failed = decided.some((outcome) => outcome.kind === 'refused');
 		const left = new Set(this.order.slice(body.start, body.end));
 		for (const outcome of decided) for (const itemIndex of outcome.itemIndexes) left.delete(itemIndex);
 		this.order = [...this.order.slice(0, body.start), ...left, ...this.order.slice(body.end)];
 		this.packFrom(body.start + left.size);
-		if (left.size === 0) {
+		if (left.size === 0 || (failed && this.settings.stopAtFailure)) {
 			this.departing = undefined;
-			this.finishIfAllSent();
+			if (failed && this.settings.stopAtFailure) this.finish();
+			else this.finishIfAllSent();
 			return undefined;
 		}
 		const [again] = packBodies(this.transactions, this.order.slice(0, body.start + left.size), body.start, { limit: body.bytes.length, maxBytes: this.settings.maxRequestBytes });
