@@ -34,7 +34,7 @@ export interface CrashEnvironment {
 
 export interface CrashFigures {
 	orders: number;
-	/** Executions n8n had started before the kill, and how each of them ended, as n8n recorded it after the restart. */
+	/** Executions n8n had created before the kill, and their status in n8n's database at the end. */
 	takenBeforeKill: number;
 	endedAs: Record<string, number>;
 	/** POSTs to the service under way at the kill (their answers lost) and the orders they carried. */
@@ -82,7 +82,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	await environment.kill();
 	await firstDeliveries;
 	const atKill = double.requests.length;
-	const takenBeforeKill = (await environment.store().list(workflow.file.id)).length - WARM_UP_ORDERS;
+	const taken = new Set((await environment.store().list(workflow.file.id)).slice(WARM_UP_ORDERS).map((row) => row.id));
 
 	const restartedAt = Date.now();
 	await environment.restart();
@@ -93,19 +93,21 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const before = await store.list(workflow.file.id);
 	double.budget = new RequestBudget(settings.budget);
 	await deliverPlan(url, orders.map((order, index) => ({ atMs: index * interval, order })));
-	await waitUntilEnded(store, workflow.file.id, before.length + orders.length, SETTLE_LIMIT_MS);
+	const afterRestart = new Set(before.map((row) => row.id));
+	// Executions n8n had created but not started at the kill stay "new" for ever: only the redelivery's are waited for.
+	await waitUntilEnded(store, workflow.file.id, orders.length, SETTLE_LIMIT_MS, (row) => !afterRestart.has(row.id));
 	double.budget = undefined;
 
-	const afterRestart = new Set(before.map((row) => row.id));
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');
+	const endedAs = tally(outcomes.filter((outcome) => taken.has(outcome.id)).map((outcome) => outcome.status));
 	const redelivered = outcomes.filter((outcome) => !afterRestart.has(outcome.id));
 	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	const underWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions'));
 	return {
 		orders: orders.length,
-		takenBeforeKill,
-		endedAs: tally(before.slice(WARM_UP_ORDERS, WARM_UP_ORDERS + takenBeforeKill).map((row) => row.status)),
+		takenBeforeKill: taken.size,
+		endedAs,
 		requestsUnderWay: underWay.length,
 		ordersUnderWay: underWay.reduce((sum, request) => sum + (request.orders?.length ?? 0), 0),
 		queued: queuedTimes(double, orders),
@@ -131,7 +133,7 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 	const lines = [
 		`Crash mid-rush: Create with the order id as Deduplication Key, ${settings.orders} orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
 			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in, started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), then every order delivered again:`,
-		`  taken by n8n before the kill ${figures.takenBeforeKill} (recorded after the restart as ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
+		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
 			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
 			`the largest request carried ${figures.largestRequest}; executions of the redelivery ${redelivery.executions}, failed ${redelivery.failed}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,

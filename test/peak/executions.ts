@@ -37,11 +37,11 @@ export interface ExecutionOutcome {
 
 const UNFINISHED = new Set(['new', 'running', 'waiting']);
 
-/** Waits until `count` executions of the workflow exist and all have ended, or `limitMs` passed; returns them. */
-export async function waitUntilEnded(store: ExecutionStore, workflowId: string, count: number, limitMs: number): Promise<ExecutionRow[]> {
+/** Waits until `count` executions of the workflow (those `counted`) exist and all have ended, or `limitMs` passed; returns them. */
+export async function waitUntilEnded(store: ExecutionStore, workflowId: string, count: number, limitMs: number, counted: (row: ExecutionRow) => boolean = () => true): Promise<ExecutionRow[]> {
 	const deadline = Date.now() + limitMs;
 	for (;;) {
-		const rows = await store.list(workflowId);
+		const rows = (await store.list(workflowId)).filter(counted);
 		const ended = rows.length >= count && rows.every((row) => !UNFINISHED.has(row.status));
 		if (ended || Date.now() > deadline) return rows;
 		await sleep(250);
