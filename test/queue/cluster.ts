@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { freePort, n8nBin, n8nCommand, n8nEnvironment, projectRoot, startN8nServer } from '../../scripts/n8n';
 import { type BackgroundProcess, startBackground, waitUntilReady } from '../../scripts/processes';
-import { DATABASE_NAME, DATABASE_USER } from './services';
+import { DATABASE_NAME, DATABASE_USER } from './postgres';
 
 export interface ClusterSettings {
 	userFolder: string;

@@ -9,6 +9,8 @@ import type { TriggerFigures } from './trigger';
 
 export interface Figures {
 	n8nVersion: string;
+	/** The running server's own version. */
+	postgresVersion?: string;
 	cores: number;
 	/** Main instance and worker 1 started together, until both are ready. */
 	startSeconds?: number;
@@ -43,7 +45,7 @@ function throughput(label: string, run: OrdersFigures): string {
 
 /** The figures docs/running-at-scale.md quotes, each saying what it measures. */
 export function printFigures(figures: Figures, log: (line: string) => void): void {
-	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, ${figures.cores} CPU cores shared by every process):`];
+	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, Postgres ${figures.postgresVersion ?? '(not started)'}, ${figures.cores} CPU cores shared by every process):`];
 	if (figures.startSeconds !== undefined) lines.push(`main + worker 1 started and ready in ${fixed(figures.startSeconds)} s`);
 	for (const { workers, serviceDelayMs, run } of figures.orders) {
 		lines.push(throughput(`${workers} worker(s), service answering in ${serviceDelayMs} ms`, run));

@@ -1,7 +1,7 @@
 /**
  * `npm run test:queue`: the packed package in n8n's queue mode. Installs what is missing
- * (Debian's postgresql and redis-server, n8n by the project's recipe), starts a private Postgres
- * and Redis, one n8n main instance and two workers, the service double, imports a credential
+ * (Debian's redis-server, the release's Postgres as postgres.ts chooses it, n8n by the project's
+ * recipe), starts a private Postgres and Redis, one n8n main instance and two workers, the service double, imports a credential
  * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
@@ -34,7 +34,8 @@ import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
 import { printFigures, type Figures } from './report';
 import { queueRushWorkflows, runQueueRush, rushFailures } from './rush';
-import { ensureServicesInstalled, startPostgres, startRedis } from './services';
+import { postgresSourceFor, serverVersion, startPostgres } from './postgres';
+import { ensureServicesInstalled, startRedis } from './services';
 import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
 import { ORDER_TYPE } from '../peak/workflows';
 import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
@@ -59,7 +60,8 @@ const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], pea
 async function main(keep: boolean): Promise<void> {
 	figures.n8nVersion = selectedN8nVersion();
 	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
-	await ensureServicesInstalled(log);
+	const postgresSource = postgresSourceFor(figures.n8nVersion);
+	await ensureServicesInstalled(postgresSource, log);
 	await ensureN8nInstalled(log);
 	const scratch = await makeUserFolder('n8n-queue-');
 	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS, timeZone: PLATFORM_TIME_ZONE });
@@ -80,7 +82,8 @@ async function main(keep: boolean): Promise<void> {
 		await mkdir(logFolder);
 
 		log('Starting Postgres and Redis ...');
-		const postgres = await startPostgres(scratch, started);
+		const postgres = await startPostgres(postgresSource, scratch, started);
+		figures.postgresVersion = await serverVersion(postgres.port);
 		const redis = await startRedis(scratch, started);
 		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port, started };
 
