@@ -1,10 +1,10 @@
 import type { ScenarioFigures } from '../peak/judge';
 import { describeRun, scenarioHeading } from '../peak/report';
+import type { MainStop } from './cluster';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import { keyLimitsMeasured } from './peakScenarios';
-import type { RushFigures } from '../peak/rush';
-import { describeQueueRush } from './rush';
+import { describeQueueRush, type QueueRushOutcome } from './rush';
 import type { TriggerFigures } from './trigger';
 
 export interface Figures {
@@ -19,11 +19,13 @@ export interface Figures {
 	/** Resident memory of each n8n process after the two-worker run, now and at its peak. */
 	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
 	trigger?: TriggerFigures;
+	/** Each stop of the main instance for the trigger's restarts and the hard kill, in order. */
+	mainStops: MainStop[];
 	hardKill?: HardKillFigures;
 	/** Each run of a peak-load scenario (with the Deduplication Key, or the strict arrangement), in run order. */
 	peak: ScenarioFigures[];
-	/** The rush against the account's request budget: Create, then the strict arrangement. */
-	rush?: RushFigures[];
+	/** The rush across the workers against the account's request budget (rushRuns.ts). */
+	rush?: QueueRushOutcome;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -69,6 +71,11 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 			`trigger: block written -> item received by the workflow: median ${fixed(trigger.latency.median)} s, max ${fixed(trigger.latency.max)} s (polls every 10 s)`,
 		);
 	}
+	for (const stop of figures.mainStops) {
+		const waited = stop.waitedFor === undefined ? 'no "Waiting for N active executions"' : `"Waiting for ${stop.waitedFor} active executions"`;
+		const said = stop.signal === 'SIGKILL' ? '' : `; main printed ${waited}`;
+		lines.push(`main stopped by ${stop.signal} in ${fixed(stop.seconds)} s${said}; executions new, running or waiting in Postgres right after the signal: ${stop.unfinished}`);
+	}
 	const kill = figures.hardKill;
 	if (kill) {
 		lines.push(
@@ -82,7 +89,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 		lines.push(...describeRun(run));
 	});
 	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
-	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush, figures.n8nVersion));
+	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush));
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}
