@@ -27,7 +27,7 @@ const oneWayExcept = (home) => ({
 
 export default [
 	{
-		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.newcomer/**', '.build-test/**', 'coverage/**'],
+		ignores: ['node_modules/**', '.n8n-e2e*/**', '.latest/**', '.newcomer/**', '.postgres/**', '.build-test/**', 'coverage/**'],
 	},
 	...config,
 	{

@@ -11,6 +11,7 @@ import { projectRoot } from './toolInstall';
 export { projectRoot, toolsDir } from './toolInstall';
 export {
 	ensureN8nInstalled,
+	N8N_NEWEST_VERSION,
 	n8nBin,
 	onN8nNode,
 	selectedInstallDir,

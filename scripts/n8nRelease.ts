@@ -11,7 +11,7 @@ import { startInstallProgress } from './installProgress';
 import { installExitHooks, run, runOrThrow, stopAllChildren } from './processes';
 import { ensureNodeRelease, nodeBinOf, nodeGypOf, nodeHeadersOf, nodeReleaseEnvironment, projectRoot, toolsDir } from './toolInstall';
 
-/** The n8n release the package is proven against by default, and the one `npm start` runs. */
+/** The n8n release the tests run by default (`--n8n=VERSION` chooses another). */
 const N8N_VERSION = '2.8.4';
 
 /**
@@ -22,9 +22,10 @@ const N8N_1_VERSION = '1.123.50';
 
 /**
  * The newest n8n on the registry whose whole dependency tree is there too (2.41.3 asks for
- * `@n8n/agents@0.26.2` and others that are not); it needs Node.js 24.
+ * `@n8n/agents@0.26.2` and others that are not); it needs Node.js 24. `npm start` runs it by
+ * default: the n8n users run today.
  */
-const N8N_NEWEST_VERSION = '2.41.1';
+export const N8N_NEWEST_VERSION = '2.41.1';
 
 /** Ignored by git: n8n with its 1.7 GB of dependencies, installed once and reused. */
 const installDir = join(toolsDir, '.n8n-e2e');
@@ -179,12 +180,12 @@ async function runOnN8nNode(): Promise<number | undefined> {
 }
 
 /**
- * Chooses the release named by `--n8n=VERSION` in `args` (N8N_VERSION without it), then calls
+ * Chooses the release named by `--n8n=VERSION` in `args` (`byDefault` without it), then calls
  * `here` when this process runs on the Node.js line it needs; else runs the script again on that
  * line and exits as that run does.
  */
-export function onN8nNode(args: readonly string[], here: () => void): void {
-	useN8nVersion(args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? N8N_VERSION);
+export function onN8nNode(args: readonly string[], here: () => void, byDefault = N8N_VERSION): void {
+	useN8nVersion(args.find((arg) => arg.startsWith('--n8n='))?.slice('--n8n='.length) ?? byDefault);
 	runOnN8nNode().then(
 		(code) => (code === undefined ? here() : process.exit(code)),
 		(error) => {

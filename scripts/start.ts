@@ -1,10 +1,12 @@
 /**
  * `npm start`: the n8n editor on http://localhost:5678 with this package installed, a credential
  * pointing at a local sandbox of the service (the test double, with demo data) and the example
- * workflows imported. Ctrl-C stops everything.
+ * workflows imported, in the n8n users run today (N8N_NEWEST_VERSION, on the Node.js it needs).
+ * Ctrl-C stops everything.
  *
  * Options: `npm start -- --port 5679` (or N8N_PORT) for another port; `--user-folder <path>`
- * (or N8N_USER_FOLDER) for another n8n user folder, e.g. to run two sandboxes side by side.
+ * (or N8N_USER_FOLDER) for another n8n user folder, e.g. to run two sandboxes side by side;
+ * `--n8n=2.8.4` for another release scripts/n8nRelease.ts installs.
  */
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -14,6 +16,7 @@ import {
 	importCredentials,
 	importWorkflows,
 	installCommunityPackage,
+	N8N_NEWEST_VERSION,
 	n8nEnvironment,
 	packProject,
 	projectRoot,
@@ -30,8 +33,9 @@ import { SANDBOX_CREDENTIAL_NAME, sandboxCredential, startSandbox } from './sand
 const log = (line: string) => console.log(line);
 
 /**
- * n8n's user folder from `--user-folder <path>`, else N8N_USER_FOLDER, else .n8n-e2e/sandbox-user
- * (ignored by git). Kept between starts, so the owner and your own workflows stay.
+ * n8n's user folder from `--user-folder <path>`, else N8N_USER_FOLDER, else sandbox-user/ in
+ * the release's install folder (ignored by git): an older n8n cannot open a database a newer one
+ * migrated. Kept between starts, so the owner and your own workflows stay.
  */
 function userFolderOption(argv: string[] = process.argv.slice(2)): string {
 	const given = optionValue(argv, 'user-folder') ?? process.env.N8N_USER_FOLDER;
@@ -90,10 +94,14 @@ n8n with n8n-nodes-mailing-platform is running.
 Press Ctrl-C to stop n8n and the sandbox.`);
 }
 
-onN8nNode(process.argv.slice(2), () => {
-	main().catch((error) => {
-		console.error(error instanceof Error ? error.message : error);
-		stopAllChildren('SIGKILL');
-		process.exit(1);
-	});
-});
+onN8nNode(
+	process.argv.slice(2),
+	() => {
+		main().catch((error) => {
+			console.error(error instanceof Error ? error.message : error);
+			stopAllChildren('SIGKILL');
+			process.exit(1);
+		});
+	},
+	N8N_NEWEST_VERSION,
+);

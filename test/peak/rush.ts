@@ -51,6 +51,10 @@ export interface RushFigures {
 	/** Requests of any route the double refused with 429 (the paced flow must have none). */
 	requestsRefused: number;
 	executionMs: { p50: number; p95: number };
+	/** Transactions of the rush's orders the double queued, per POST it accepted. */
+	ordersPerRequest: number;
+	/** n8n's ids of the executions that handled the rush's orders. */
+	executionIds: string[];
 	cpuPerOrderMs?: number;
 	/** The first few reasons of failed executions, webhook problems and orders never queued. */
 	reasons: string[];
@@ -99,6 +103,8 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 	const requests = double.requests.slice(firstRequest);
 	const posts = requests.filter((request) => request.rawPath.startsWith('transactions'));
 	const queued = queuedTimes(double, orders);
+	const orderIds = new Set(orders.map((order) => order.id));
+	const transactionsQueued = double.transactions.queuedOrderIds().filter((id) => id !== undefined && orderIds.has(id)).length;
 	const { outcomes, failed, executionMs } = await executionsOf(store, workflow, orders);
 	const problems = deliveries.filter((delivery) => delivery.problem !== undefined);
 	const reasons = [
@@ -121,6 +127,8 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
 		requestsRefused: requests.filter((request) => request.status === 429).length,
 		executionMs,
+		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
+		executionIds: outcomes.map((outcome) => outcome.id),
 		cpuPerOrderMs: cpuMs === undefined ? undefined : cpuMs / orders.length,
 		reasons: reasons.slice(0, 5),
 	};

@@ -13,8 +13,11 @@ const MUST_NOT_BE_REFUSED: ReadonlySet<string> = new Set<RushFlow>(['createPaced
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** What broke the flow's promise; empty when nothing did or the flow is not judged. */
-export function rushFailures(figures: RushFigures): string[] {
+/**
+ * What broke the flow's promise; empty when nothing did or the flow is not judged. Without
+ * `judgeRefusals`, more POSTs refused than accepted is not one of them.
+ */
+export function rushFailures(figures: RushFigures, judgeRefusals = true): string[] {
 	if (!JUDGED.has(figures.flow)) return [];
 	return [
 		figures.queuedNever > 0 ? `${figures.queuedNever} orders lost` : '',
@@ -22,7 +25,7 @@ export function rushFailures(figures: RushFigures): string[] {
 		figures.failed > 0 ? `${figures.failed} executions failed` : '',
 		figures.webhookProblems > 0 ? `${figures.webhookProblems} POSTs not answered 200` : '',
 		figures.executions < figures.orders ? `${figures.orders - figures.executions} orders without an execution` : '',
-		figures.postsRefused > figures.postsAccepted ? `more POSTs refused (${figures.postsRefused}) than accepted (${figures.postsAccepted})` : '',
+		judgeRefusals && figures.postsRefused > figures.postsAccepted ? `more POSTs refused (${figures.postsRefused}) than accepted (${figures.postsAccepted})` : '',
 		!(figures.executionMs.p95 <= RUSH_P95_LIMIT_MS) ? `execution p95 ${seconds(figures.executionMs.p95)} over ${seconds(RUSH_P95_LIMIT_MS)}` : '',
 		MUST_NOT_BE_REFUSED.has(figures.flow) && figures.requestsRefused > 0 ? `${figures.requestsRefused} requests refused though paced to the budget` : '',
 	].filter(Boolean);

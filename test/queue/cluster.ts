@@ -6,10 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { freePort, n8nBin, n8nCommand, n8nEnvironment, projectRoot, startN8nServer } from '../../scripts/n8n';
 import { type BackgroundProcess, startBackground, waitUntilReady } from '../../scripts/processes';
-import { DATABASE_NAME, DATABASE_USER } from './services';
+import { DATABASE_NAME, DATABASE_USER, sql } from './postgres';
 
 export interface ClusterSettings {
 	userFolder: string;
@@ -57,6 +59,27 @@ export async function cliCommand(settings: ClusterSettings, args: string[]): Pro
 	await n8nCommand(args, await queueEnvironment(settings, 'cli'));
 }
 
+/**
+ * n8n 2.41 activates published workflows in the background (through its publication outbox), at
+ * start even after it says the editor is accessible: waits until each published workflow has its
+ * triggers recorded as activated for its published version. n8n 2.8 keeps no such record; it
+ * activates them before it says so, and a publication through its REST API is done when answered.
+ */
+export async function waitUntilPublished(postgresPort: number): Promise<void> {
+	const [[recorded]] = await sql(postgresPort, `SELECT to_regclass('workflow_publication_trigger_status') IS NOT NULL`);
+	if (recorded !== 't') return;
+	const pending =
+		`SELECT w.id FROM workflow_entity w WHERE w."activeVersionId" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM workflow_publication_trigger_status s ` +
+		`WHERE s."workflowId" = w.id AND s."versionId" = w."activeVersionId" AND s.status = 'activated')`;
+	const deadline = Date.now() + START_LIMIT_MS;
+	for (;;) {
+		const ids = (await sql(postgresPort, pending)).map(([id]) => id);
+		if (ids.length === 0) return;
+		if (Date.now() > deadline) throw new Error(`published workflows not activated within ${START_LIMIT_MS / 1000} s: ${ids.join(', ')}`);
+		await sleep(250);
+	}
+}
+
 /** Starts the main instance; resolves once every published workflow is activated. */
 export async function startMain(settings: ClusterSettings): Promise<N8nInstance> {
 	const port = await freePort();
@@ -64,8 +87,9 @@ export async function startMain(settings: ClusterSettings): Promise<N8nInstance>
 	const process = startN8nServer(env);
 	settings.started.push(process);
 	const instance = { name: 'main', port, logFile: env.N8N_LOG_FILE_LOCATION as string, process };
-	// Printed after the HTTP server is up and the active workflows are activated.
+	// Printed after the HTTP server is up (and, before n8n 2.41, the published workflows are activated).
 	await waitUntilReady('n8n main', process, async () => process.recentOutput().includes('Editor is now accessible via'), START_LIMIT_MS);
+	await waitUntilPublished(settings.postgresPort);
 	return instance;
 }
 
@@ -86,6 +110,27 @@ export async function startWorker(settings: ClusterSettings, index: number, conc
 	};
 	await waitUntilReady(`n8n ${name}`, process, ready, START_LIMIT_MS);
 	return instance;
+}
+
+export interface MainStop {
+	signal: 'SIGTERM' | 'SIGKILL';
+	/** From the signal to main's exit. */
+	seconds: number;
+	/** Executions Postgres held as new, running or waiting, read as soon as the signal was sent. */
+	unfinished: number;
+	/** The active executions main said it waited for ("Waiting for N active executions to finish"), when it did. */
+	waitedFor?: number;
+}
+
+/** Sends `signal` to the main instance at once and resolves once it has exited, with what its stop took and waited for. */
+export async function stopMain(main: N8nInstance, signal: MainStop['signal'], postgresPort: number): Promise<MainStop> {
+	const since = performance.now();
+	if (main.process.child.pid !== undefined) process.kill(-main.process.child.pid, signal);
+	const unfinished = sql(postgresPort, `SELECT count(*) FROM execution_entity WHERE status IN ('new', 'running', 'waiting')`);
+	await main.process.exited;
+	const seconds = (performance.now() - since) / 1000;
+	const waiting = /Waiting for (\d+) active executions to finish/.exec(main.process.recentOutput());
+	return { signal, seconds, unfinished: Number((await unfinished)[0][0]), waitedFor: waiting === null ? undefined : Number(waiting[1]) };
 }
 
 interface LogEntry {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { sql } from './services';
+import { sql } from './postgres';
 import { BlockLedger, pollAnswered, SETTLE_MS, type TriggerContext, waitForBlocks } from './trigger';
 import { BLOCKS_WORKFLOW_ID } from './workflows';
 

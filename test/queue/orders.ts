@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { ServiceDouble } from '../double/server';
 import { finishedExecutions, type N8nInstance } from './cluster';
-import { sql } from './services';
+import { sql } from './postgres';
 import { ORDERS_WEBHOOK_PATH, ORDERS_WORKFLOW_ID } from './workflows';
 
 /** Orders per request, cycled: single orders mixed with several in one request. */

@@ -16,7 +16,7 @@ import { publishWorkflows } from '../peak/publish';
 import { runScenario, type RunnerEnvironment } from '../peak/runner';
 import { distinctThenAgain, oneAfterTheOther, refusedThenHealthy, type Scenario, twiceAtOnce } from '../peak/scenarios';
 import { scenarioWorkflow, type ScenarioWorkflow, type Variant } from '../peak/workflows';
-import type { N8nInstance } from './cluster';
+import { type N8nInstance, waitUntilPublished } from './cluster';
 import { workersOf } from './orders';
 import { postgresExecutions } from './postgresExecutions';
 
@@ -59,6 +59,7 @@ export interface PeakContext {
 /** Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets each run's figures as they come. */
 export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures) => void): Promise<void> {
 	await publishWorkflows(context.main().port, runs.map((run) => run.workflow.file.id));
+	await waitUntilPublished(context.postgresPort);
 	const environment: RunnerEnvironment = {
 		double: context.double,
 		store: postgresExecutions(context.postgresPort),

@@ -1,6 +1,6 @@
 /** Executions in the queue-mode run's Postgres, read with psql. */
 import type { ExecutionRow, ExecutionStore } from '../peak/executions';
-import { sql } from './services';
+import { sql } from './postgres';
 
 /** Ids and workflow ids this run makes are digits and letters only, so they go into the SQL text as they are. */
 function plain(value: string): string {

@@ -1,14 +1,16 @@
 import type { ScenarioFigures } from '../peak/judge';
 import { describeRun, scenarioHeading } from '../peak/report';
+import type { MainStop } from './cluster';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import { keyLimitsMeasured } from './peakScenarios';
-import type { RushFigures } from '../peak/rush';
-import { describeQueueRush } from './rush';
+import { describeQueueRush, type QueueRushOutcome } from './rush';
 import type { TriggerFigures } from './trigger';
 
 export interface Figures {
 	n8nVersion: string;
+	/** The running server's own version. */
+	postgresVersion?: string;
 	cores: number;
 	/** Main instance and worker 1 started together, until both are ready. */
 	startSeconds?: number;
@@ -17,11 +19,13 @@ export interface Figures {
 	/** Resident memory of each n8n process after the two-worker run, now and at its peak. */
 	memory?: Record<string, { rssMiB: number; peakMiB: number }>;
 	trigger?: TriggerFigures;
+	/** Each stop of the main instance for the trigger's restarts and the hard kill, in order. */
+	mainStops: MainStop[];
 	hardKill?: HardKillFigures;
 	/** Each run of a peak-load scenario (with the Deduplication Key, or the strict arrangement), in run order. */
 	peak: ScenarioFigures[];
-	/** The rush against the account's request budget: Create, then the strict arrangement. */
-	rush?: RushFigures[];
+	/** The rush across the workers against the account's request budget (rushRuns.ts). */
+	rush?: QueueRushOutcome;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -43,7 +47,7 @@ function throughput(label: string, run: OrdersFigures): string {
 
 /** The figures docs/running-at-scale.md quotes, each saying what it measures. */
 export function printFigures(figures: Figures, log: (line: string) => void): void {
-	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, ${figures.cores} CPU cores shared by every process):`];
+	const lines = [`Figures of this run (n8n ${figures.n8nVersion} in queue mode, Postgres ${figures.postgresVersion ?? '(not started)'}, ${figures.cores} CPU cores shared by every process):`];
 	if (figures.startSeconds !== undefined) lines.push(`main + worker 1 started and ready in ${fixed(figures.startSeconds)} s`);
 	for (const { workers, serviceDelayMs, run } of figures.orders) {
 		lines.push(throughput(`${workers} worker(s), service answering in ${serviceDelayMs} ms`, run));
@@ -67,6 +71,11 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 			`trigger: block written -> item received by the workflow: median ${fixed(trigger.latency.median)} s, max ${fixed(trigger.latency.max)} s (polls every 10 s)`,
 		);
 	}
+	for (const stop of figures.mainStops) {
+		const waited = stop.waitedFor === undefined ? 'no "Waiting for N active executions"' : `"Waiting for ${stop.waitedFor} active executions"`;
+		const said = stop.signal === 'SIGKILL' ? '' : `; main printed ${waited}`;
+		lines.push(`main stopped by ${stop.signal} in ${fixed(stop.seconds)} s${said}; executions new, running or waiting in Postgres right after the signal: ${stop.unfinished}`);
+	}
 	const kill = figures.hardKill;
 	if (kill) {
 		lines.push(
@@ -80,7 +89,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 		lines.push(...describeRun(run));
 	});
 	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
-	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush, figures.n8nVersion));
+	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush));
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

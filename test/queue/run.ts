@@ -1,7 +1,7 @@
 /**
  * `npm run test:queue`: the packed package in n8n's queue mode. Installs what is missing
- * (Debian's postgresql and redis-server, n8n by the project's recipe), starts a private Postgres
- * and Redis, one n8n main instance and two workers, the service double, imports a credential
+ * (Debian's redis-server, the release's Postgres as postgres.ts chooses it, n8n by the project's
+ * recipe), starts a private Postgres and Redis, one n8n main instance and two workers, the service double, imports a credential
  * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
@@ -27,15 +27,18 @@ import {
 import { type BackgroundProcess, groupsStillRunning, installExitHooks, stopAllChildren } from '../../scripts/processes';
 import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
-import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, type ClusterSettings, type N8nInstance } from './cluster';
+import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, stopMain, type ClusterSettings, type N8nInstance } from './cluster';
 import { startCollector } from './collector';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
 import { printFigures, type Figures } from './report';
-import { queueRushWorkflows, runQueueRush, rushFailures } from './rush';
-import { ensureServicesInstalled, startPostgres, startRedis } from './services';
+import { queueRushFailures, runQueueRush } from './rush';
+import { DEFAULT_CONCURRENCY, queueRushRuns } from './rushRuns';
+import { postgresSourceFor, serverVersion, startPostgres } from './postgres';
+import { ensureServicesInstalled, startRedis } from './services';
 import { BlockLedger, runTrigger, type TriggerContext } from './trigger';
+import { rushSettingsFor } from '../peak/rushSettings';
 import { ORDER_TYPE } from '../peak/workflows';
 import { BLOCKS_WORKFLOW_ID, blocksWorkflow, ORDERS_WORKFLOW_ID, ordersWorkflow } from './workflows';
 
@@ -43,7 +46,6 @@ const OVERALL_LIMIT_MS = 30 * 60_000;
 const ORDERS = 200;
 /** How long the service takes to answer each request, per batch of orders. */
 const SERVICE_DELAYS_MS = [0, 200];
-const WORKER_CONCURRENCY = 10;
 const PLATFORM_TIME_ZONE = 'Europe/Berlin';
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -54,12 +56,13 @@ const started: BackgroundProcess[] = [];
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
-const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], peak: [] };
+const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], mainStops: [], peak: [] };
 
 async function main(keep: boolean): Promise<void> {
 	figures.n8nVersion = selectedN8nVersion();
 	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
-	await ensureServicesInstalled(log);
+	const postgresSource = postgresSourceFor(figures.n8nVersion);
+	await ensureServicesInstalled(postgresSource, log);
 	await ensureN8nInstalled(log);
 	const scratch = await makeUserFolder('n8n-queue-');
 	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS, timeZone: PLATFORM_TIME_ZONE });
@@ -80,7 +83,8 @@ async function main(keep: boolean): Promise<void> {
 		await mkdir(logFolder);
 
 		log('Starting Postgres and Redis ...');
-		const postgres = await startPostgres(scratch, started);
+		const postgres = await startPostgres(postgresSource, scratch, started);
+		figures.postgresVersion = await serverVersion(postgres.port);
 		const redis = await startRedis(scratch, started);
 		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port, started };
 
@@ -91,13 +95,13 @@ async function main(keep: boolean): Promise<void> {
 		// The credential's Platform Time Zone is the double's: Europe/Berlin, while n8n stays at America/New_York.
 		const credential = sandboxCredential(double);
 		const runs = peakRuns(credential);
-		const rushRuns = queueRushWorkflows(credential, double);
-		log(`Importing the credentials and ${runs.length + rushRuns.length + 2} workflows, publishing the orders and blocks workflows ...`);
+		const rush = queueRushRuns(credential, double, rushSettingsFor(figures.n8nVersion));
+		log(`Importing the credentials and ${runs.length + rush.runs.length + 2} workflows, publishing the orders and blocks workflows ...`);
 		const cliEnv = await queueEnvironment(settings, 'cli');
-		await importCredentials([credential, orderCounterCredential(redis.port)], cliEnv, scratch);
+		await importCredentials([credential, orderCounterCredential(redis.port), rush.credential], cliEnv, scratch);
 		const workflowFolder = join(scratch, 'workflows');
 		await mkdir(workflowFolder);
-		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rushRuns.map((run) => run.file)]) {
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rush.runs.map((run) => run.workflow.file)]) {
 			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowFolder, cliEnv);
@@ -109,7 +113,7 @@ async function main(keep: boolean): Promise<void> {
 
 		log('Starting the main instance and worker 1 ...');
 		let startedAt = performance.now();
-		const [firstMain, worker1] = await Promise.all([startMain(settings), startWorker(settings, 1, WORKER_CONCURRENCY)]);
+		const [firstMain, worker1] = await Promise.all([startMain(settings), startWorker(settings, 1, DEFAULT_CONCURRENCY)]);
 		figures.startSeconds = seconds(startedAt);
 		let main: N8nInstance = firstMain;
 		const workers: N8nInstance[] = [worker1];
@@ -129,7 +133,7 @@ async function main(keep: boolean): Promise<void> {
 		await ordersBatches();
 
 		log('Starting worker 2, then 2 x 200 orders on two workers ...');
-		const worker2 = await startWorker(settings, 2, WORKER_CONCURRENCY);
+		const worker2 = await startWorker(settings, 2, DEFAULT_CONCURRENCY);
 		workers.push(worker2);
 		await ordersBatches();
 		figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
@@ -139,9 +143,7 @@ async function main(keep: boolean): Promise<void> {
 			collector,
 			workers: () => workers,
 			async restartMain(signal, whileDown) {
-				const old = main;
-				if (old.process.child.pid !== undefined) process.kill(-old.process.child.pid, signal);
-				await old.process.exited;
+				figures.mainStops.push(await stopMain(main, signal, postgres.port));
 				await whileDown?.();
 				startedAt = performance.now();
 				main = await startMain(settings);
@@ -158,9 +160,17 @@ async function main(keep: boolean): Promise<void> {
 			log(`(${run.letter}) ${run.variant} done`);
 			figures.peak.push(run);
 		});
-		log('A shop\'s rush against the account\'s request budget: Create and the strict arrangement ...');
-		figures.rush = await runQueueRush(peakContext, rushRuns, figures.n8nVersion);
-		const broken = [...peakFailures(figures.peak), ...rushFailures(figures.rush)];
+		log('A shop\'s rush across the workers against the account\'s request budget ...');
+		let workerConcurrency = DEFAULT_CONCURRENCY;
+		const useWorkerConcurrency = async (concurrency: number) => {
+			if (concurrency === workerConcurrency) return;
+			log(`Restarting both workers with --concurrency=${concurrency} ...`);
+			await Promise.all(workers.map((worker) => worker.process.stop()));
+			workers.splice(0, workers.length, ...(await Promise.all(workers.map((_, index) => startWorker(settings, index + 1, concurrency)))));
+			workerConcurrency = concurrency;
+		};
+		figures.rush = await runQueueRush({ ...peakContext, useWorkerConcurrency }, rush, rushSettingsFor(figures.n8nVersion), log);
+		const broken = [...peakFailures(figures.peak), ...queueRushFailures(figures.rush)];
 		if (broken.length > 0) throw new Error(`Orders arriving together or in a rush: ${broken.join('; ')}`);
 	} finally {
 		const stopping = performance.now();

@@ -14,11 +14,12 @@ export const ORDERS_WEBHOOK_PATH = 'queue-orders';
 
 
 /**
- * n8n refuses poll times under a minute only when the seconds field holds a "*"; a list of
- * seconds is accepted, and polls every 10 s keep the run short. Everything else is the
- * trigger's standard Poll Times parameter, as with "Every Minute".
+ * Polls every 10 s keep the run short, but n8n refuses a poll time under a minute: 2.8 one whose
+ * seconds field holds a "*", 2.41 one whose seconds field is not a single number. So the
+ * trigger's standard Poll Times parameter gets six custom entries, one per tenth of a minute,
+ * each polling once a minute.
  */
-export const POLL_EVERY_10_SECONDS = '0,10,20,30,40,50 * * * * *';
+const POLL_EVERY_10_SECONDS = [0, 10, 20, 30, 40, 50].map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` }));
 
 const credentials = (id: string, name: string) => ({ mailingPlatformApi: { id, name } });
 
@@ -62,7 +63,7 @@ export function blocksWorkflow(credential: { id: string; name: string }, collect
 		event: 'blockStatusChanged',
 		simplify: true,
 		filters: {},
-		pollTimes: { item: [{ mode: 'custom', cronExpression: POLL_EVERY_10_SECONDS }] },
+		pollTimes: { item: POLL_EVERY_10_SECONDS },
 	});
 	trigger.credentials = credentials(credential.id, credential.name);
 	const report = node('Report Block', 'n8n-nodes-base.httpRequest', 4.2, 220, {
