@@ -1,6 +1,6 @@
 /**
- * Publishes imported workflows through a running n8n's REST API, as the editor's Publish button
- * does: webhooks are served only for published workflows, and one `n8n publish:workflow` per
+ * Publishes imported workflows (and takes them off again) through a running n8n's REST API, as
+ * the editor's Publish and Unpublish buttons do: webhooks are served only for published workflows, and one `n8n publish:workflow` per
  * workflow would start n8n's CLI once for each (seconds apiece on a busy machine).
  */
 import { ensureOwner, SANDBOX_OWNER } from '../../scripts/editor';
@@ -31,6 +31,14 @@ export async function publishWorkflows(port: number, workflowIds: string[]): Pro
 		const published = await fetch(`${base}/rest/workflows/${id}/activate`, { method: 'POST', headers, body: JSON.stringify({ versionId: data.versionId }) });
 		if (!published.ok) throw new Error(`publishing workflow ${id} failed: HTTP ${published.status} ${await published.text()}`);
 	}
+}
+
+/** Takes a published workflow off the running n8n, as the editor's Unpublish does. */
+export async function unpublishWorkflow(port: number, id: string): Promise<void> {
+	const base = `http://127.0.0.1:${port}`;
+	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	const response = await fetch(`${base}/rest/workflows/${id}/deactivate`, { method: 'POST', headers, body: '{}' });
+	if (!response.ok) throw new Error(`unpublishing workflow ${id} failed: HTTP ${response.status} ${await response.text()}`);
 }
 
 /** A credential's data as the running n8n holds it (the editor's read, which includes the data for its owner). */

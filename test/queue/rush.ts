@@ -7,6 +7,7 @@
  * Printed besides: orders per accepted POST, and how many executions each worker's log says it ran.
  */
 import { credentialData, publishWorkflows } from '../peak/publish';
+import { unpublishWorkflow } from '../peak/publish';
 import { measureRushFlow, type RushFigures } from '../peak/rush';
 import { rushFailures, rushFlowLines, rushHeading } from '../peak/rushReport';
 import type { RushSettings } from '../peak/rushSettings';
@@ -16,7 +17,6 @@ import { workersOf } from './orders';
 import type { PeakContext } from './peakScenarios';
 import { postgresExecutions } from './postgresExecutions';
 import { type QueueRushRun, RUSH_WORKERS, workerShare } from './rushRuns';
-import { unpublishWorkflow } from './unpublish';
 import { BLOCKS_WORKFLOW_ID } from './workflows';
 
 export interface QueueRushContext extends PeakContext {
