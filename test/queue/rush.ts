@@ -6,8 +6,7 @@
  * most 10 s; the strict arrangement fails on a lost or doubled order only.
  * Printed besides: orders per accepted POST, and how many executions each worker's log says it ran.
  */
-import { credentialData, publishWorkflows } from '../peak/publish';
-import { unpublishWorkflow } from '../peak/publish';
+import { credentialData, publishWorkflows, unpublishWorkflow } from '../peak/publish';
 import { measureRushFlow, type RushFigures } from '../peak/rush';
 import { rushFailures, rushFlowLines, rushHeading } from '../peak/rushReport';
 import type { RushSettings } from '../peak/rushSettings';
