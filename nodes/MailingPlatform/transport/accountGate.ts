@@ -86,10 +86,18 @@ export class AccountGate {
 
 const gates = new Map<string, AccountGate>();
 
+/** Each decrypted credential's account, worked out once: a node run reads its credential once (transport's `credentialOf`). */
+const accounts = new WeakMap<ICredentialDataDecryptedObject, string>();
+
 /** The account a credential names, as a digest: the map holds no API key in clear. */
 export function accountOf(data: ICredentialDataDecryptedObject | undefined): string {
-	const baseUrl = String(data?.baseUrl ?? '').trim().replace(/\/+$/, '');
-	return createHash('sha256').update(`${baseUrl}\n${String(data?.apiKey ?? '')}`).digest('hex');
+	let account = data === undefined ? undefined : accounts.get(data);
+	if (account === undefined) {
+		const baseUrl = String(data?.baseUrl ?? '').trim().replace(/\/+$/, '');
+		account = createHash('sha256').update(`${baseUrl}\n${String(data?.apiKey ?? '')}`).digest('hex');
+		if (data !== undefined) accounts.set(data, account);
+	}
+	return account;
 }
 
 /** The account's gate; gates nobody needs any more are forgotten on the way. */

@@ -92,7 +92,8 @@ export class AccountSender {
 				const wait = this.gate.waitMs();
 				if (waiting.length === 0 || this.underWay >= MAX_REQUESTS_UNDER_WAY || wait > 0) {
 					const deadline = waiting.reduce((first, job) => Math.min(first, job.waits.deadlineMs), Number.POSITIVE_INFINITY);
-					await this.nap(Math.min(waiting.length === 0 ? LONGEST_NAP_MS : wait || LONGEST_NAP_MS, deadline - monotonicMs()));
+					// With nothing waiting, only a request's end or a new job changes anything.
+					await this.nap(waiting.length === 0 ? Number.POSITIVE_INFINITY : Math.min(wait || LONGEST_NAP_MS, deadline - monotonicMs()));
 					continue;
 				}
 				this.gate.takeStart();
@@ -110,9 +111,10 @@ export class AccountSender {
 		}
 	}
 
-	/** Sleeps `ms` at most, or until something changes (a job arrives or is stopped, a request ends). */
+	/** Sleeps `ms` at most (without end: until woken), or until something changes (a job arrives or is stopped, a request ends). */
 	private async nap(ms: number): Promise<void> {
-		await Promise.race([sleep(Math.max(1, Math.min(ms, LONGEST_NAP_MS))), new Promise<void>((resolve) => (this.wake = resolve))]);
+		const woken = new Promise<void>((resolve) => (this.wake = resolve));
+		await (ms === Number.POSITIVE_INFINITY ? woken : Promise.race([sleep(Math.max(1, Math.min(ms, LONGEST_NAP_MS))), woken]));
 		this.wake = () => {};
 	}
 
