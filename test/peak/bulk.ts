@@ -33,6 +33,8 @@ export interface BulkFigures {
 	seconds: number;
 	/** What the service spent reading the requests that carried the bulk's orders, one after the other. */
 	readingSeconds: number;
+	/** From the first of those requests reaching the service to the end of the last one's reading: the bulk's sending, without n8n building it first. */
+	sendingSeconds: number;
 	requests: number;
 	small: { orders: number; queuedOnce: number; failed: number; p50Ms: number; p95Ms: number; reasons: string[] };
 	postsAccepted: number;
@@ -82,6 +84,7 @@ export async function measureBulk(environment: BulkEnvironment, [bulk, small]: [
 	const bulkRun = await latestExecution(store, bulk);
 	const requests = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	const bulkRequests = requests.filter((request) => request.status === 200 && carries(request, 'BULK-'));
+	const readingMs = (request: RecordedRequest) => (request.bodyBytes / 1_000_000) * settings.msPerMegabyte;
 	const smallRuns = await executionsOf(store, small, smallOrders);
 	const smallQueued = queuedTimes(double, smallOrders);
 	const reasons = [
@@ -94,7 +97,8 @@ export async function measureBulk(environment: BulkEnvironment, [bulk, small]: [
 		status: bulkRun.status,
 		error: bulkRun.error,
 		seconds: bulkRun.ms / 1000,
-		readingSeconds: bulkRequests.reduce((sum, request) => sum + (request.bodyBytes / 1_000_000) * settings.msPerMegabyte, 0) / 1000,
+		readingSeconds: bulkRequests.reduce((sum, request) => sum + readingMs(request), 0) / 1000,
+		sendingSeconds: bulkRequests.length === 0 ? Number.NaN : (Math.max(...bulkRequests.map((request) => request.receivedAtMs + readingMs(request))) - bulkRequests[0].receivedAtMs) / 1000,
 		requests: bulkRequests.length,
 		small: {
 			orders: smallOrders.length,
@@ -115,11 +119,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** The bulk's figures as lines, and the verdict: everything sent once, no failure, the bulk at the service's pace, the small orders not behind it. */
 export function describeBulk(figures: BulkFigures, settings: RushSettings['bulk']): { lines: string[]; passed: boolean } {
 	const { small, queued } = figures;
-	const slowdown = figures.seconds / figures.readingSeconds;
+	const slowdown = figures.sendingSeconds / figures.readingSeconds;
 	const failures = [
 		queued.once !== figures.orders ? `bulk: ${thousands(figures.orders - queued.once)} orders not queued exactly once` : '',
 		figures.status !== 'success' ? `the bulk's execution ended ${figures.status}: ${figures.error ?? ''}` : '',
-		!(slowdown <= BULK_SLOWDOWN_LIMIT) ? `the bulk took ${slowdown.toFixed(2)} times the service's reading time` : '',
+		!(slowdown <= BULK_SLOWDOWN_LIMIT) ? `the bulk's sending took ${slowdown.toFixed(2)} times the service's reading time` : '',
 		small.queuedOnce !== small.orders ? `${small.orders - small.queuedOnce} one-order executions' orders not queued exactly once` : '',
 		small.failed > 0 ? `${small.failed} one-order executions failed` : '',
 		!(small.p95Ms <= BULK_SMALL_P95_LIMIT_MS) ? `one-order p95 ${seconds(small.p95Ms)} over ${seconds(BULK_SMALL_P95_LIMIT_MS)}` : '',
@@ -129,8 +133,8 @@ export function describeBulk(figures: BulkFigures, settings: RushSettings['bulk'
 	const lines = [
 		`Bulk beside the shop's orders: one execution of ${thousands(figures.orders)} orders (Max Request Bytes ${thousands(settings.maxRequestBytes)}, Max Wait Seconds ${settings.maxWaitSeconds}), the service reading ${settings.msPerMegabyte / 1000} s per MB; ` +
 			`${settings.small.afterMs / 1000} s later ${small.orders} one-order executions at ${settings.small.perSecond} per second; the account's budget ${rate} requests per second, burst ${burst}, 429 with Retry-After ${retryAfter}:`,
-		`  bulk: queued once ${thousands(queued.once)}, twice ${queued.twice}, never ${thousands(queued.never)}; its execution ended ${figures.status} after ${figures.seconds.toFixed(1)} s, ` +
-			`the service reading its ${figures.requests} requests ${figures.readingSeconds.toFixed(1)} s (${slowdown.toFixed(2)} times that; at most ${BULK_SLOWDOWN_LIMIT})`,
+		`  bulk: queued once ${thousands(queued.once)}, twice ${queued.twice}, never ${thousands(queued.never)}; its execution ended ${figures.status} after ${figures.seconds.toFixed(1)} s; ` +
+			`its ${figures.requests} requests reached the service over ${figures.sendingSeconds.toFixed(1)} s, which read them in ${figures.readingSeconds.toFixed(1)} s (${slowdown.toFixed(2)} times that; at most ${BULK_SLOWDOWN_LIMIT})`,
 		`  one-order executions: queued once ${small.queuedOnce} of ${small.orders}; failed ${small.failed}; execution p50 ${seconds(small.p50Ms)}, p95 ${seconds(small.p95Ms)} ` +
 			`(at most ${seconds(BULK_SMALL_P95_LIMIT_MS)}; goal ${seconds(BULK_SMALL_P95_GOAL_MS)}: ${goal})`,
 		`  POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,

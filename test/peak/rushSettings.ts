@@ -76,7 +76,7 @@ export const STEADY_P50_RATIO_GOAL = 5;
 /** Judged: the one-order executions beside the bulk may take at most this long at p95; the goal is printed. */
 export const BULK_SMALL_P95_LIMIT_MS = 5_000;
 export const BULK_SMALL_P95_GOAL_MS = 1_000;
-/** Judged: the bulk may take at most this much longer than the service took to read its requests. */
+/** Judged: the bulk's sending, from its first request to the end of its last, may take at most this much longer than the service took to read its requests. */
 export const BULK_SLOWDOWN_LIMIT = 1.1;
 
 export function rushSettingsFor(n8nVersion: string): RushSettings {
