@@ -99,6 +99,28 @@ describe('the account’s sender, shared by executions running at the same time'
 		expect(requests.map((request) => request.shared)).toEqual([false, false, true]);
 	});
 
+	it('starts a second request beside one under way only once that one has taken 0.2 s: a quicker one is waited for', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		const started = performance.now();
+		const first = execution(sender, ['A-0']);
+		await arrivals(1);
+		const quick = execution(sender, ['A-1']);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		requests[0].answer();
+		await arrivals(2);
+		expect(requests[1].orders).toEqual(['A-1']);
+		expect(performance.now() - started).toBeLessThan(190);
+		const beside = execution(sender, ['A-2']);
+		await arrivals(3);
+
+		expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+		requests[1].answer();
+		requests[2].answer();
+		expect(await Promise.all([first, quick, beside].map(reportOf))).toEqual([['A-0'], ['A-1'], ['A-2']]);
+	});
+
 	it('hands each execution of a shared request its own reports, several per execution, in order', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);

@@ -64,7 +64,7 @@ describe('transaction › create: n8n dies while keyed orders wait (model of n8n
 	});
 
 	it('claims the keys of the orders leaving in one request together, in one call of n8n’s store', async () => {
-		double().faults.delayMs = 200;
+		double().faults.delayMs = 1_000;
 		// Two orders take both places for the account's requests; ten more wait, then leave together.
 		const busy = deliverAtOnce(credentials(), [100, 101]);
 		while (double().requestsTo('transactions').length < 2) await sleep(5);

@@ -2,7 +2,8 @@
  * One sender of transactions per account in this n8n process: Create executions running at the
  * same time (a shop's rush, a nightly bulk beside it) hand it their transactions, and it sends
  * them in as few requests as is fair (docs/behaviour.md, The Account's Requests):
- * - each execution has at most one request under way, the account `MAX_REQUESTS_UNDER_WAY`;
+ * - each execution has at most one request under way, the account `MAX_REQUESTS_UNDER_WAY`, the
+ *   second only beside one that has taken `SECOND_REQUEST_AFTER_MS`;
  * - the execution that has waited longest leads the next request, and those whose whole rest fits
  *   the room left join it, so a small order never waits behind or inside a large request;
  * - keys are claimed as their transactions leave and given back when the service refuses a
@@ -37,6 +38,9 @@ interface Part {
 /** Requests of one account under way at once in this process: one for a large sending, one for whoever arrives meanwhile. */
 const MAX_REQUESTS_UNDER_WAY = 2;
 
+/** A second request starts only beside one under way this long: a quick one is better waited for, and fewer requests meet the budget. */
+const SECOND_REQUEST_AFTER_MS = 200;
+
 /**
  * n8n-workflow's `sleep` cannot be cancelled, so a nap's timer runs out even when the sender is
  * woken earlier: naps stay short, so that none outlives the sender by more than this.
@@ -51,7 +55,8 @@ export class AccountSender {
 	/** How to leave the account's gate, per job: while a job waits, its credential's pace counts. */
 	private readonly leaving = new Map<SendJob, () => void>();
 
-	private underWay = 0;
+	/** When each request under way started. */
+	private readonly underWay: number[] = [];
 
 	private pumping = false;
 
@@ -89,11 +94,11 @@ export class AccountSender {
 		try {
 			for (this.tidy(); this.jobs.length > 0; this.tidy()) {
 				const waiting = this.jobs.filter((job) => job.isWaiting);
-				const wait = this.gate.waitMs();
-				if (waiting.length === 0 || this.underWay >= MAX_REQUESTS_UNDER_WAY || wait > 0) {
+				const wait = Math.max(this.gate.waitMs(), this.placeInMs());
+				if (waiting.length === 0 || wait > 0) {
 					const deadline = waiting.reduce((first, job) => Math.min(first, job.waits.deadlineMs), Number.POSITIVE_INFINITY);
 					// With nothing waiting, only a request's end or a new job changes anything.
-					await this.nap(waiting.length === 0 ? Number.POSITIVE_INFINITY : Math.min(wait || LONGEST_NAP_MS, deadline - monotonicMs()));
+					await this.nap(waiting.length === 0 ? Number.POSITIVE_INFINITY : Math.min(wait, deadline - monotonicMs()));
 					continue;
 				}
 				this.gate.takeStart();
@@ -109,6 +114,13 @@ export class AccountSender {
 			if (this.jobs.length > 0) void this.pump();
 			else this.onIdle();
 		}
+	}
+
+	/** How long until a request may start beside those under way (infinite: until one ends). */
+	private placeInMs(): number {
+		if (this.underWay.length === 0) return 0;
+		if (this.underWay.length >= MAX_REQUESTS_UNDER_WAY) return Number.POSITIVE_INFINITY;
+		return Math.max(0, this.underWay[0] + SECOND_REQUEST_AFTER_MS - monotonicMs());
 	}
 
 	/** Sleeps `ms` at most (without end: until woken), or until something changes (a job arrives or is stopped, a request ends). */
@@ -188,7 +200,8 @@ export class AccountSender {
 	}
 
 	private async send(parts: Part[]): Promise<void> {
-		this.underWay++;
+		const startedAt = monotonicMs();
+		this.underWay.push(startedAt);
 		const body = joinBodies(parts.map((part) => part.body.bytes));
 		const count = parts.reduce((sum, part) => sum + part.body.end - part.body.start, 0);
 		const [{ job: head }] = parts;
@@ -213,7 +226,7 @@ export class AccountSender {
 				offset = next;
 			}
 		} finally {
-			this.underWay--;
+			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
 			this.wake();
 		}
 	}
