@@ -34,7 +34,7 @@ export interface CrashEnvironment {
 
 export interface CrashFigures {
 	orders: number;
-	/** Executions n8n had created before the kill, and their status in n8n's database at the end. */
+	/** Executions of the deliveries before the kill, and their status in n8n's database at the end. */
 	takenBeforeKill: number;
 	endedAs: Record<string, number>;
 	/** POSTs to the service under way at the kill (their answers lost) and the orders they carried. */
@@ -82,7 +82,6 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	await environment.kill();
 	await firstDeliveries;
 	const atKill = double.requests.length;
-	const taken = new Set((await environment.store().list(workflow.file.id)).slice(WARM_UP_ORDERS).map((row) => row.id));
 
 	const restartedAt = Date.now();
 	await environment.restart();
@@ -93,20 +92,24 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const before = await store.list(workflow.file.id);
 	double.budget = new RequestBudget(settings.budget);
 	await deliverPlan(url, orders.map((order, index) => ({ atMs: index * interval, order })));
-	const afterRestart = new Set(before.map((row) => row.id));
-	// Executions n8n had created but not started at the kill stay "new" for ever: only the redelivery's are waited for.
-	await waitUntilEnded(store, workflow.file.id, orders.length, SETTLE_LIMIT_MS, (row) => !afterRestart.has(row.id));
+	// Executions n8n had created but not started at the kill stay "new" for ever, and some it records only
+	// after the restart, as crashed, with their ids of before the kill: only the redelivery's are waited for.
+	const lastBefore = Math.max(...before.map((row) => Number(row.id)));
+	const redelivery = (execution: { id: string }) => Number(execution.id) > lastBefore;
+	await waitUntilEnded(store, workflow.file.id, orders.length, SETTLE_LIMIT_MS, redelivery);
 	double.budget = undefined;
 
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');
-	const endedAs = tally(outcomes.filter((outcome) => taken.has(outcome.id)).map((outcome) => outcome.status));
-	const redelivered = outcomes.filter((outcome) => !afterRestart.has(outcome.id));
+	// Every execution of the first deliveries: also those n8n recorded only after the restart.
+	const taken = outcomes.filter((outcome) => !redelivery(outcome) && outcome.orderId?.startsWith('CRASH-') === true);
+	const endedAs = tally(taken.map((outcome) => outcome.status));
+	const redelivered = outcomes.filter(redelivery);
 	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	const underWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions'));
 	return {
 		orders: orders.length,
-		takenBeforeKill: taken.size,
+		takenBeforeKill: taken.length,
 		endedAs,
 		requestsUnderWay: underWay.length,
 		ordersUnderWay: underWay.reduce((sum, request) => sum + (request.orders?.length ?? 0), 0),
