@@ -75,13 +75,16 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
 /**
  * Another process (a queue-mode worker) that read the history before this one's change and
  * writes after it undoes the change. So kept keys are recorded again until a round finds them
- * all there, for at most `CONFIRM_ROUNDS` rounds, and released keys are removed again: once a round
- * is not overlapped by another process's call, the change holds. Rounds are some 100 ms apart,
- * longer than a call of the store takes, at random so that two processes confirming at once do
- * not keep meeting.
+ * all there: once a round is not overlapped by another process's call, the change holds. At a
+ * peak the other process writes all the time and about every other round is overlapped, so the
+ * rounds go on for `CONFIRM_FOR_MS`, not for a count. Released keys are removed again
+ * `REMOVE_ROUNDS` times (removal cannot be read back). Rounds are some 100 ms apart, longer than
+ * a call of the store takes, at random so that two processes confirming at once do not keep
+ * meeting.
  */
-const CONFIRM_ROUNDS = 3;
-const confirmDelayMs = () => 50 + Math.random() * 100;
+const CONFIRM_FOR_MS = 2000;
+const REMOVE_ROUNDS = 3;
+const roundDelayMs = () => 50 + Math.random() * 100;
 
 /**
  * Records `entries` until a round finds them there, and answers whether one did; the first round
@@ -90,18 +93,19 @@ const confirmDelayMs = () => 50 + Math.random() * 100;
 async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<boolean> {
 	const entries = [...kept, ...fresh];
 	if (entries.length === 0) return true;
-	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
-		if (round > 1) await sleep(confirmDelayMs());
+	const until = Date.now() + CONFIRM_FOR_MS;
+	for (let round = 1; ; round++) {
+		if (round > 1) await sleep(roundDelayMs());
 		const recordedBefore = await store.record(entries);
 		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return true;
+		if (round > 1 && Date.now() >= until) return false;
 	}
-	return false;
 }
 
 async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
 	if (entries.length === 0) return;
-	for (let round = 1; round <= CONFIRM_ROUNDS; round++) {
-		if (round > 1) await sleep(confirmDelayMs());
+	for (let round = 1; round <= REMOVE_ROUNDS; round++) {
+		if (round > 1) await sleep(roundDelayMs());
 		await store.remove(entries);
 	}
 }
@@ -202,7 +206,7 @@ export class KeyClaims {
 		try {
 			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
 			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex]))))) {
-				const reason = `after ${CONFIRM_ROUNDS} rounds n8n's store still did not hold it: another n8n process kept writing this node's history meanwhile`;
+				const reason = `for ${CONFIRM_FOR_MS / 1000} s n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
 				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
 			}
 		} catch (error) {
