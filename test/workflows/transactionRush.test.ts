@@ -26,7 +26,8 @@ describe('transaction › create at a shop’s rush', () => {
 		expect(double().requestsTo('transactions').length).toBeLessThanOrEqual(4);
 		expect(runs.map((run) => (run.main[0].contact as { email?: string }).email)).toEqual(range(40).map((number) => `customer-${number}@example.com`));
 		expect(runs.map((run) => run.main[0].queued)).toEqual(range(40).map(() => true));
-		expect(hintsOf(runs[39])).toEqual([expect.stringMatching(/^Its request also carried the transactions of \d+ other executions running at the same time\.$/)]);
+		// On a busy machine the first request may take long enough for a truthful "Waited 0.1 s ..." in front.
+		expect(hintsOf(runs[39])).toEqual([expect.stringMatching(/(^|\. )Its request also carried the transactions of \d+ other executions running at the same time\.$/)]);
 	});
 
 	it('loses no order to 429: the account pauses once, and every execution’s order is queued once, saying how long it waited and why', async () => {
