@@ -70,7 +70,8 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	double.budget = undefined;
 	double.faults.reset();
 	await deliverPlan(url, atOnce(shopOrders('CW', WARM_UP_ORDERS)));
-	await waitUntilEnded(environment.store(), workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+	const warmedUp = await waitUntilEnded(environment.store(), workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
 
 	const orders = shopOrders('CRASH', settings.orders);
 	const interval = 1000 / settings.ordersPerSecond;
@@ -100,8 +101,8 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	double.budget = undefined;
 
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');
-	// Every execution of the first deliveries: also those n8n recorded only after the restart.
-	const taken = outcomes.filter((outcome) => !redelivery(outcome) && outcome.orderId?.startsWith('CRASH-') === true);
+	// Every execution of the first deliveries (some without run data), also those n8n recorded only after the restart.
+	const taken = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome) && outcome.orderId?.startsWith('CW-') !== true);
 	const endedAs = tally(taken.map((outcome) => outcome.status));
 	const redelivered = outcomes.filter(redelivery);
 	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
