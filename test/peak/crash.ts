@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
-import { atOnce, deliverPlan, shopOrders } from './delivery';
+import { atOnce, deliverPlan, shopOrders, untilWebhookServes } from './delivery';
 import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
@@ -19,7 +19,6 @@ import type { RushWorkflow } from './rushWorkflows';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
-const WEBHOOK_READY_LIMIT_MS = 120_000;
 
 export interface CrashEnvironment {
 	double: ServiceDouble;
@@ -53,17 +52,6 @@ function tally(values: string[]): Record<string, number> {
 	return counts;
 }
 
-/** POSTs a warm-up order until n8n answers 200: after a restart, its webhooks come up after its editor. */
-async function untilWebhookServes(url: string, order: ReturnType<typeof shopOrders>[number]): Promise<void> {
-	const deadline = Date.now() + WEBHOOK_READY_LIMIT_MS;
-	for (;;) {
-		const [delivery] = await deliverPlan(url, atOnce([order]));
-		if (delivery.problem === undefined) return;
-		if (Date.now() > deadline) throw new Error(`After the restart the webhook did not answer: ${delivery.problem}`);
-		await sleep(500);
-	}
-}
-
 export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<'crash'>, settings: RushSettings['crash']): Promise<CrashFigures> {
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
@@ -87,7 +75,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const restartedAt = Date.now();
 	await environment.restart();
 	double.budget = undefined;
-	await untilWebhookServes(url, shopOrders('CW-AFTER', 1)[0]);
+	await untilWebhookServes(url, shopOrders('CW-AFTER', 1)[0]); // its webhooks come up after its editor
 	const restartSeconds = (Date.now() - restartedAt) / 1000;
 	const store = environment.store();
 	const before = await store.list(workflow.file.id);

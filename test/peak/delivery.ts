@@ -74,3 +74,19 @@ export async function deliverPlan(url: string, plan: PlannedDelivery[]): Promise
 	}
 	return await Promise.all(posts);
 }
+
+const WEBHOOK_READY_LIMIT_MS = 120_000;
+
+/**
+ * POSTs `order` until n8n answers 200: after a start its webhooks come up after its editor, and
+ * n8n 2.41.1 answers "not registered" for a moment after a workflow is published.
+ */
+export async function untilWebhookServes(url: string, order: ShopOrder): Promise<void> {
+	const deadline = Date.now() + WEBHOOK_READY_LIMIT_MS;
+	for (;;) {
+		const [delivery] = await deliverPlan(url, atOnce([order]));
+		if (delivery.problem === undefined) return;
+		if (Date.now() > deadline) throw new Error(`The webhook ${url} did not serve within ${WEBHOOK_READY_LIMIT_MS / 1000} s: ${delivery.problem}`);
+		await sleep(500);
+	}
+}

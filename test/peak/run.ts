@@ -38,7 +38,7 @@ import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from './commonFlow';
 import { commonFlowWorkflows } from './commonFlowWorkflows';
-import { atOnce } from './delivery';
+import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
 import { credentialData, publishWorkflows } from './publish';
 import { describeScenarios } from './report';
@@ -155,6 +155,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, bul
 		closeStore = store.close;
 		const environment: RunnerEnvironment = { double, store, webhookBase: () => `http://127.0.0.1:${port}/webhook` };
 		log('Warming up with 20 orders ...');
+		await untilWebhookServes(`${environment.webhookBase()}/${warmUpWorkflow.webhookPath}`, shopOrders('W-READY', 1)[0]);
 		await runScenario(environment, warmUp, 'plain', warmUpWorkflow);
 		let commonFlow: CommonFlowFigures | undefined;
 		if (withCommonFlow) {
