@@ -42,6 +42,20 @@ describe('transaction › create: a large execution beside one-order executions'
 		expect(range(5).map((index) => queued.indexOf(`A-${1_000 + index}`) < lastOfBulk)).toEqual(range(5).map(() => true));
 		expect(new Set(queued).size).toBe(605);
 	});
+
+	it('stops only the execution whose transaction is too large alone; the executions waiting beside it are sent', async () => {
+		// The others arrive while its first request is under way, so it reaches its refusal beside them.
+		double().faults.delayMs = 100;
+		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024 } };
+		const stopping = runNode({ credentials: credentials(), parameters, items: [order(0, 700), order(1, 3000), order(2, 700)] });
+		await sleep(20);
+		const others = range(5).map(async (index) => await runNode({ credentials: credentials(), parameters, items: [order(10 + index, 700)] }));
+
+		const [stopped, ...otherRuns] = await Promise.all([stopping, ...others]);
+		expect(stopped.error?.message).toMatch(/^The transaction alone is \d,\d{3} bytes as JSON, more than one request may carry \(1,024 bytes\)$/);
+		expect(otherRuns.map((run) => run.error?.message ?? run.main[0].queued)).toEqual(range(5).map(() => true));
+		expect(double().transactions.queuedOrderIds().sort()).toEqual(['A-0', 'A-10', 'A-11', 'A-12', 'A-13', 'A-14']);
+	});
 });
 
 describe('transaction › create: n8n dies while keyed orders wait (model of n8n’s store)', () => {

@@ -19,21 +19,16 @@ import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 import { asksToSlowDown, retryDelayMs } from '../../transport/retry';
 import { seconds } from '../../helpers/numbers';
-import type { Body } from './packing';
 import { joinBodies } from './packing';
 import type { QueueReport } from './results';
-import type { SendJob } from './sendJob';
+import type { Part, SendJob } from './sendJob';
+import { chooseParts } from './sendJob';
 
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
 	context: IExecuteFunctions,
 	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number; shared: boolean },
 ) => Promise<QueueReport[]>;
-
-interface Part {
-	job: SendJob;
-	body: Body;
-}
 
 /** Requests of one account under way at once in this process: one for a large sending, one for whoever arrives meanwhile. */
 const MAX_REQUESTS_UNDER_WAY = 2;
@@ -160,30 +155,12 @@ export class AccountSender {
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusals}.`);
 	}
 
-	/**
-	 * The next request's parts, their keys claimed: the job that has waited longest leads with its
-	 * next body; jobs whose whole rest fits in the room left join, longest waiting first. A job with
-	 * Ignore Invalid Transactions off neither joins nor is joined: one invalid transaction fails its
-	 * whole request.
-	 */
+	/** The next request's parts (`chooseParts`), their keys claimed; a fault fails the parts chosen. */
 	private async compose(waiting: readonly SendJob[]): Promise<Part[]> {
 		const parts: Part[] = [];
-		let limit = this.accountLimit;
-		let size = 0;
-		for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
-			const leading = parts.length === 0;
-			if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid)) continue;
-			const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
-			// Joined, the two arrays share one pair of brackets.
-			const body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
-			if (body === undefined) continue;
-			size = leading ? body.bytes.length : size + body.bytes.length - 1;
-			limit = jobLimit;
-			parts.push({ job, body });
-			if (!job.settings.ignoreInvalid) break;
-		}
-		let claimed: Array<{ job: SendJob; body: Body | undefined }>;
+		let claimed: Array<{ job: SendJob; body: Part['body'] | undefined }>;
 		try {
+			chooseParts(parts, waiting, this.accountLimit);
 			claimed = await Promise.all(parts.map(async ({ job, body }) => ({ job, body: await job.claim(body) })));
 		} catch (fault) {
 			this.faulted(parts, fault, false);

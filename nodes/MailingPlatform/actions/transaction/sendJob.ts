@@ -1,8 +1,9 @@
 /**
  * One execution's transactions while they wait for, and go out in, their account's requests:
- * where packing has got to, the outcomes so far, how long they waited and why, and how the
- * execution learns that they are done. The account's sender (accountSender.ts) takes bodies from
- * the jobs waiting and tells each what became of them.
+ * where packing has got to (packingCursor.ts), the outcomes so far, how long they waited and why,
+ * and how the execution learns that they are done; and which waiting jobs' bodies make the next
+ * request. The account's sender (accountSender.ts) takes those bodies and tells each job what
+ * became of them.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -10,8 +11,8 @@ import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 import { monotonicMs } from '../../transport/accountGate';
 import type { KeyClaims } from './deduplication';
-import type { Body, PackingLimits, Refusal } from './packing';
-import { packBodies } from './packing';
+import type { Body } from './packing';
+import { PackingCursor } from './packingCursor';
 import type { Outcome, QueueReport } from './results';
 import { refusedOutcome } from './results';
 import type { Waits } from './waits';
@@ -38,6 +39,36 @@ export interface SharingNote {
 	companions: number;
 }
 
+/** A job's body in the next request. */
+export interface Part {
+	job: SendJob;
+	body: Body;
+}
+
+/**
+ * Chooses the next request's `parts`, added as they are chosen (so that a fault still knows
+ * them): the job that has waited longest leads with its next body; jobs whose whole rest fits in
+ * the room left join, longest waiting first. A job with Ignore Invalid Transactions off neither
+ * joins nor is joined: one invalid transaction fails its whole request. `accountLimit`: the
+ * largest body the account takes.
+ */
+export function chooseParts(parts: Part[], waiting: readonly SendJob[], accountLimit: number): void {
+	let limit = accountLimit;
+	let size = 0;
+	for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
+		const leading = parts.length === 0;
+		if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid)) continue;
+		const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
+		// Joined, the two arrays share one pair of brackets.
+		const body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+		if (body === undefined) continue;
+		size = leading ? body.bytes.length : size + body.bytes.length - 1;
+		limit = jobLimit;
+		parts.push({ job, body });
+		if (!job.settings.ignoreInvalid) break;
+	}
+}
+
 export class SendJob {
 	readonly outcomes: Outcome[] = [];
 
@@ -60,15 +91,7 @@ export class SendJob {
 
 	private departedAtMs = 0;
 
-	private readonly limits: PackingLimits;
-
-	/** The position in `order` of the first transaction not yet taken from packing. */
-	private from = 0;
-
-	private bodies: Generator<Body | Refusal> | undefined;
-
-	/** A body packed to join a request, which it did not: the next request it leads starts with it. */
-	private held: Body | undefined;
+	private readonly packing: PackingCursor;
 
 	private queued = 0;
 
@@ -76,13 +99,13 @@ export class SendJob {
 
 	constructor(
 		readonly context: IExecuteFunctions,
-		readonly transactions: ReadonlyArray<unknown>,
+		transactions: ReadonlyArray<unknown>,
 		/** The item indexes to send; transactions skipped by their key as they left are taken out. */
-		private order: readonly number[],
+		order: readonly number[],
 		readonly settings: JobSettings,
 		private readonly done: (job: SendJob) => void,
 	) {
-		this.limits = { limit: settings.maxRequestBytes, maxBytes: settings.maxRequestBytes };
+		this.packing = new PackingCursor(transactions, order, settings.maxRequestBytes);
 		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
 		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
 		this.waitingSinceMs = monotonicMs();
@@ -98,32 +121,18 @@ export class SendJob {
 	}
 
 	/**
-	 * Its next body within `room` bytes, or undefined. Leading a request, it packs as much as the
-	 * room takes (a transaction above the room goes alone). Joining one, it gives only a body that
-	 * holds all it has left, so that a large execution never makes a small one's request slow; a
-	 * body packed for joining that is not its last is held for the next request it leads. Refusals
-	 * on the way become outcomes; without continue-on-fail the job ends at the first.
+	 * Its next body within `room` bytes, or undefined (PackingCursor.next): joining a request, only
+	 * a body that holds all it has left, so that a large execution never makes a small one's
+	 * request slow. Refusals on the way become outcomes; without continue-on-fail the job ends at
+	 * the first.
 	 */
 	nextBody(room: number, leading: boolean): Body | undefined {
-		if (this.held !== undefined) {
-			if (this.held.bytes.length <= room && (leading || this.isLast(this.held))) return this.take(this.held);
-			if (!leading) return undefined;
-			// Packed for a larger room than the account now takes (a 413 taught it): packed again.
-			this.packFrom(this.held.start);
-		}
-		this.limits.limit = room;
-		this.bodies ??= packBodies(this.transactions, this.order, this.from, this.limits);
-		for (let next = this.bodies.next(); !next.done && !this.finished; next = this.bodies.next()) {
-			this.from = next.value.end;
-			if ('refusal' in next.value) {
-				this.decide(refusedOutcome(next.value, this.order, this.queued), this.settings.stopAtFailure);
-				continue;
-			}
-			if (leading || (this.isLast(next.value) && next.value.bytes.length <= room)) return this.take(next.value);
-			this.held = next.value;
-			return undefined;
-		}
-		if (!this.finished && this.held === undefined) this.finish();
+		const body = this.packing.next(room, leading, (refusal) => {
+			this.decide(refusedOutcome(refusal, this.packing.order, this.queued), this.settings.stopAtFailure);
+			return !this.finished;
+		});
+		if (body !== undefined) return (this.departing = body);
+		this.finishIfAllSent();
 		return undefined;
 	}
 
@@ -135,23 +144,16 @@ export class SendJob {
 	async claim(body: Body): Promise<Body | undefined> {
 		const { keys } = this.settings;
 		if (keys === undefined) return body;
-		const decided = await keys.claim(this.order.slice(body.start, body.end));
+		const decided = await keys.claim(this.packing.itemsOf(body));
 		if (decided.length === 0) return body;
 		for (const outcome of decided) this.outcomes.push(outcome);
 		// n8n's store could not be asked: a failure, where the node stops without continue-on-fail.
-		const failed = decided.some((outcome) => outcome.kind === 'refused');
-		const left = new Set(this.order.slice(body.start, body.end));
-		for (const outcome of decided) for (const itemIndex of outcome.itemIndexes) left.delete(itemIndex);
-		this.order = [...this.order.slice(0, body.start), ...left, ...this.order.slice(body.end)];
-		this.packFrom(body.start + left.size);
-		if (left.size === 0 || (failed && this.settings.stopAtFailure)) {
-			this.departing = undefined;
-			if (failed && this.settings.stopAtFailure) this.finish();
-			else this.finishIfAllSent();
-			return undefined;
-		}
-		const [again] = packBodies(this.transactions, this.order.slice(0, body.start + left.size), body.start, { limit: body.bytes.length, maxBytes: this.settings.maxRequestBytes });
-		return (this.departing = again as Body);
+		const stop = this.settings.stopAtFailure && decided.some((outcome) => outcome.kind === 'refused');
+		const rest = this.packing.without(body, new Set(decided.flatMap((outcome) => outcome.itemIndexes)));
+		this.departing = stop ? undefined : rest;
+		if (stop) this.finish();
+		else this.finishIfAllSent();
+		return this.departing;
 	}
 
 	/** The request carrying `body` is about to be posted. */
@@ -162,7 +164,7 @@ export class SendJob {
 
 	/** The service answered: `reports` belong to the body's transactions, in order. */
 	reported(body: Body, reports: readonly QueueReport[]): void {
-		const itemIndexes = this.order.slice(body.start, body.end);
+		const itemIndexes = this.packing.itemsOf(body);
 		const { keys } = this.settings;
 		if (keys !== undefined) reports.forEach((report, position) => (report.deduplicationKey = keys.keyOf(itemIndexes[position])));
 		for (const report of reports) if (report.queued) this.queued++;
@@ -171,7 +173,7 @@ export class SendJob {
 
 	/** The body's request failed as a whole, and is not sent again. */
 	failed(body: Body, error: ServiceError): void {
-		this.served({ kind: 'failed', itemIndexes: this.order.slice(body.start, body.end), error }, this.settings.stopAtFailure);
+		this.served({ kind: 'failed', itemIndexes: this.packing.itemsOf(body), error }, this.settings.stopAtFailure);
 	}
 
 	/**
@@ -190,11 +192,11 @@ export class SendJob {
 	 * so those transactions fail as not sent instead of waiting.
 	 */
 	async putBack(body: Body, why: string): Promise<void> {
-		const itemIndexes = this.order.slice(body.start, body.end);
+		const itemIndexes = this.packing.itemsOf(body);
 		const released = (await this.settings.keys?.release(itemIndexes)) ?? true;
 		this.departing = undefined;
 		if (released) {
-			this.packFrom(body.start);
+			this.packing.rewind(body.start);
 			return;
 		}
 		const error = serviceError(this.context, { message: `Not sent: ${why}, and its Deduplication Key could not be given back`, notProcessed: true }, itemIndexes[0]);
@@ -210,27 +212,12 @@ export class SendJob {
 	/** Ends the job: every transaction not yet sent fails with `message`, as not processed. */
 	giveUp(message: string, description: string): void {
 		if (this.finished) return;
-		const rest = this.order.slice(this.held?.start ?? this.from);
+		const rest = this.packing.rest();
 		if (rest.length > 0) {
 			const error = serviceError(this.context, { message, description, notProcessed: true }, rest[0]);
 			this.outcomes.push({ kind: 'failed', itemIndexes: rest, error });
 		}
 		this.finish();
-	}
-
-	private isLast(body: Body): boolean {
-		return body.end === this.order.length;
-	}
-
-	private take(body: Body): Body {
-		this.held = undefined;
-		return (this.departing = body);
-	}
-
-	private packFrom(position: number): void {
-		this.from = position;
-		this.bodies = undefined;
-		this.held = undefined;
 	}
 
 	private served(outcome: Outcome, stop: boolean): void {
@@ -244,7 +231,7 @@ export class SendJob {
 
 	/** Packing has passed the last transaction and nothing is held or under way: every item has its outcome. */
 	private finishIfAllSent(): void {
-		if (this.from >= this.order.length && this.held === undefined && this.departing === undefined) this.finish();
+		if (this.packing.passedAll && this.departing === undefined) this.finish();
 	}
 
 	private decide(outcome: Outcome, stop: boolean): void {
@@ -255,8 +242,6 @@ export class SendJob {
 	private finish(): void {
 		if (this.finished) return;
 		this.finished = true;
-		this.bodies = undefined;
-		this.held = undefined;
 		this.done(this);
 	}
 }
