@@ -8,6 +8,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { keyStore } from '../../helpers/keyStore';
+import { monotonicMs } from '../../transport/accountGate';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
@@ -93,12 +94,12 @@ const roundDelayMs = () => 50 + Math.random() * 100;
 async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<boolean> {
 	const entries = [...kept, ...fresh];
 	if (entries.length === 0) return true;
-	const until = Date.now() + CONFIRM_FOR_MS;
+	const until = monotonicMs() + CONFIRM_FOR_MS;
 	for (let round = 1; ; round++) {
 		if (round > 1) await sleep(roundDelayMs());
 		const recordedBefore = await store.record(entries);
 		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return true;
-		if (round > 1 && Date.now() >= until) return false;
+		if (round > 1 && monotonicMs() >= until) return false;
 	}
 }
 
