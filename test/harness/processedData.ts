@@ -82,6 +82,13 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** How many of the next recordings are undone right after they are written, as another process's write of an older read undoes them. */
 	lostRecordings = 0;
 
+	/**
+	 * What befalls given calls of nodes, by their number from 1 (as `calls` counts them): 'fail',
+	 * as when the database is unreachable, or 'undo', written and then undone at once, as another
+	 * process's write of an older read undoes it.
+	 */
+	readonly planned = new Map<number, 'fail' | 'undo'>();
+
 	/** The database whose errors the store gives. */
 	database: StoreDatabase = 'sqlite';
 
@@ -109,6 +116,7 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.refusedInserts = 0;
 		this.overwrites = 0;
 		this.meeting = undefined;
+		this.planned.clear();
 	}
 
 	/**
@@ -144,8 +152,9 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		options: ICheckProcessedOptions,
 	): Promise<IDeduplicationOutput> {
 		const owner = this.record('checkProcessedAndRecord', items, scope, context, options);
-		if (this.failingRecordings > 0) {
-			this.failingRecordings--;
+		const planned = this.planned.get(this.calls.length);
+		if (this.failingRecordings > 0 || planned === 'fail') {
+			if (planned !== 'fail') this.failingRecordings--;
 			throw new Error('connection to the database was lost');
 		}
 		if (options.mode !== 'entries') throw new Error(`the model of n8n's store has mode 'entries' only, not '${options.mode}'`);
@@ -153,8 +162,8 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		const inTurn = this.meeting?.arrive() ?? (async (write: () => Promise<void>) => await write());
 		if (this.meeting?.complete) this.meeting = undefined;
 		const hashes = items.map(hashOf);
-		if (this.lostRecordings > 0) {
-			this.lostRecordings--;
+		if (this.lostRecordings > 0 || planned === 'undo') {
+			if (planned !== 'undo') this.lostRecordings--;
 			await this.roundTrip();
 			return { new: items.filter((_, index) => !read?.row.data.includes(hashes[index])), processed: items.filter((_, index) => read?.row.data.includes(hashes[index]) ?? false) };
 		}
@@ -184,8 +193,9 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		options: ICheckProcessedOptions,
 	): Promise<void> {
 		const owner = this.record('removeProcessed', items, scope, context, options);
-		if (this.failingRemovals > 0) {
-			this.failingRemovals--;
+		const planned = this.planned.get(this.calls.length);
+		if (this.failingRemovals > 0 || planned === 'fail') {
+			if (planned !== 'fail') this.failingRemovals--;
 			throw new Error('connection to the database was lost');
 		}
 		if (options.mode !== 'entries') throw new Error('Removing processed data is not possible in mode "latest"');
@@ -196,7 +206,8 @@ export class ProcessedDataStore implements IDataDeduplicator {
 			const index = read.row.data.indexOf(hash);
 			if (index !== -1) read.row.data.splice(index, 1);
 		}
-		await this.update(owner, read);
+		if (planned === 'undo') await this.roundTrip();
+		else await this.update(owner, read);
 	}
 
 	async clearAllProcessedItems(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<void> {

@@ -127,7 +127,6 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 			decide(await sendTransactions(this, transactions, order, { ...sending, keys: claims }));
 		} finally {
 			await claims.settled();
-			claims.endHold();
 			keyOutcomes = claims.outcomes;
 		}
 	}

@@ -13,6 +13,7 @@ import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
 import { readerFor } from '../../helpers/parameters';
 import type { KeyOutcome, Outcome } from './results';
+import { mayHaveQueued } from './results';
 
 const LABEL = 'Deduplication Key';
 
@@ -78,12 +79,14 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
  * writes after it undoes the change. So kept keys are recorded again until a round finds them
  * all there: once a round is not overlapped by another process's call, the change holds. At a
  * peak the other process writes all the time and about every other round is overlapped, so the
- * rounds go on for `CONFIRM_FOR_MS`, not for a count. Released keys are removed again
+ * rounds go on for `CONFIRM_FOR_MS`, and for at least `MIN_CONFIRM_ROUNDS`, since a process
+ * starved of CPU gets few rounds into that time while the other keeps writing. Released keys are removed again
  * `REMOVE_ROUNDS` times (removal cannot be read back). Rounds are some 100 ms apart, longer than
  * a call of the store takes, at random so that two processes confirming at once do not keep
  * meeting.
  */
 const CONFIRM_FOR_MS = 2000;
+const MIN_CONFIRM_ROUNDS = 12;
 const REMOVE_ROUNDS = 3;
 const roundDelayMs = () => 50 + Math.random() * 100;
 
@@ -99,24 +102,34 @@ async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly
 		if (round > 1) await sleep(roundDelayMs());
 		const recordedBefore = await store.record(entries);
 		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return true;
-		if (round > 1 && monotonicMs() >= until) return false;
+		if (round >= MIN_CONFIRM_ROUNDS && monotonicMs() >= until) return false;
 	}
 }
 
+/** Removes `entries` in every round; throws only when no round's removal went through. */
 async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
 	if (entries.length === 0) return;
+	let failure: unknown;
+	let removed = false;
 	for (let round = 1; round <= REMOVE_ROUNDS; round++) {
 		if (round > 1) await sleep(roundDelayMs());
-		await store.remove(entries);
+		try {
+			await store.remove(entries);
+			removed = true;
+		} catch (error) {
+			failure = error;
+		}
 	}
+	if (!removed) throw failure;
 }
 
 /**
  * The keys of one execution's items while they are sent (sendJob.ts): held in this process from
  * the start, so that a second delivery of an order waits for the first's outcome; claimed in
  * n8n's store only as their request leaves, so that an n8n that dies loses no waiting order; and
- * settled as the request returns: kept where the service queued the transaction (with its mark)
- * or may have, released where it certainly did not, so that a re-run sends it.
+ * settled as the request returns: kept where the service may have queued the transaction (with
+ * its mark where it did), given back where it certainly did not, so that a re-run sends it. Only
+ * keys this execution claimed are ever given back: a key another process holds is not touched.
  */
 export class KeyClaims {
 	/** Where the store failed to confirm or release a key: such a key may skip, or let through, a later delivery. */
@@ -124,11 +137,20 @@ export class KeyClaims {
 
 	private readonly settlements: Array<Promise<void>> = [];
 
+	/** Keys this execution recorded in n8n's store, by item index, until they are settled or given back. */
+	private readonly claimed = new Set<number>();
+
+	/**
+	 * Keys given back after a refusal whose removal may not hold (it failed, or another process
+	 * undid it): found taken again, with no mark, they are still this execution's own.
+	 */
+	private readonly givenBack = new Set<number>();
+
 	private constructor(
 		private readonly keys: readonly string[],
 		private readonly store: ReturnType<typeof storeOf>,
 		/** Lets other executions of this process have the keys. */
-		readonly endHold: () => void,
+		private readonly endHold: () => void,
 	) {}
 
 	/** Waits while another execution of this process holds any of the keys of `order`, then holds them. */
@@ -144,43 +166,61 @@ export class KeyClaims {
 	/**
 	 * Claims the keys of a leaving request's items, and answers the outcomes of those not to send:
 	 * their key was sent before, or taken by an execution that does not know its outcome, or the
-	 * store could not be asked. Claims of one request's executions share the store's calls.
+	 * store could not be asked (then none of them is sent, and none stays claimed).
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
-		const claimed = itemIndexes.map((itemIndex) => this.keys[itemIndex]);
 		let taken: Set<string>;
-		let sent: Set<string>;
 		try {
-			taken = await this.store.record(claimed);
-			const markers = [...taken].map(sentMarker);
-			sent = await this.store.record(markers);
-			// Recording is the only way to read the store: a marker that was not there goes again.
-			await this.store.remove(markers.filter((marker) => !sent.has(marker)));
+			taken = await this.store.record(itemIndexes.map((itemIndex) => this.keys[itemIndex]));
 		} catch (error) {
-			const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'It was not sent. Run the workflow again.');
-			return [{ kind: 'refused', itemIndexes, problem }];
+			return [this.notAsked(itemIndexes, error)];
 		}
-		const decided: Outcome[] = [];
+		const found: number[] = [];
 		for (const itemIndex of itemIndexes) {
-			const key = this.keys[itemIndex];
-			if (!taken.has(key)) continue;
-			if (sent.has(sentMarker(key))) decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			if (taken.has(this.keys[itemIndex])) found.push(itemIndex);
 			else {
-				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
-				decided.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+				this.claimed.add(itemIndex);
+				this.givenBack.delete(itemIndex);
 			}
 		}
-		return decided;
+		if (found.length === 0) return [];
+		let sent: Set<string>;
+		try {
+			const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+			sent = await this.store.record(marks);
+			// Recording is the only way to read the store: a mark that was not there goes again.
+			await this.store.remove(marks.filter((mark) => !sent.has(mark)));
+		} catch (error) {
+			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
+			return [this.notAsked(itemIndexes, error)];
+		}
+		const skipped: Outcome[] = [];
+		for (const itemIndex of found) {
+			const key = this.keys[itemIndex];
+			const givenBack = this.givenBack.delete(itemIndex);
+			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			// Its own key, whose give-back did not hold.
+			else if (givenBack) this.claimed.add(itemIndex);
+			else {
+				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
+				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+			}
+		}
+		return skipped;
 	}
 
-	/** Gives back the keys of items whose request the service did not act on; answers whether the store did. */
-	async release(itemIndexes: readonly number[]): Promise<boolean> {
+	/**
+	 * Gives back the keys of items whose request the service did not act on, or that did not
+	 * leave. One removal: should it fail or be undone, the key is found again as this execution's
+	 * own, and `settled()` removes what was never sent.
+	 */
+	async release(itemIndexes: readonly number[]): Promise<void> {
+		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
+		for (const itemIndex of mine) this.givenBack.add(itemIndex);
 		try {
-			await this.store.remove(itemIndexes.map((itemIndex) => this.keys[itemIndex]));
-			return true;
-		} catch (error) {
-			this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
-			return false;
+			await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
+		} catch {
+			// Still given back: see above.
 		}
 	}
 
@@ -189,9 +229,30 @@ export class KeyClaims {
 		this.settlements.push(this.settleNow(outcome));
 	}
 
-	/** Resolves once the keys of every request are settled in n8n's store. */
+	/** Once the keys of every request are settled in n8n's store, and those given back and never sent are gone from it, lets the keys go. */
 	async settled(): Promise<void> {
-		await Promise.all(this.settlements);
+		try {
+			await Promise.all(this.settlements);
+			await this.giveBack([...this.givenBack]);
+			this.givenBack.clear();
+		} finally {
+			this.endHold();
+		}
+	}
+
+	private notAsked(itemIndexes: readonly number[], error: unknown): Outcome {
+		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'It was not sent. Run the workflow again.');
+		return { kind: 'refused', itemIndexes, problem };
+	}
+
+	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
+	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
+		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
+		try {
+			await confirmRemoved(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+		} catch (error) {
+			if (itemIndexes.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
+		}
 	}
 
 	private async settleNow(outcome: Outcome): Promise<void> {
@@ -199,24 +260,21 @@ export class KeyClaims {
 		const open: number[] = [];
 		const released: number[] = [];
 		outcome.itemIndexes.forEach((itemIndex, position) => {
-			if (outcome.kind === 'reported' && outcome.reports[position].queued) queued.push(itemIndex);
-			else if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) open.push(itemIndex);
+			if (!this.claimed.has(itemIndex)) return;
+			if (mayHaveQueued(outcome, position)) (outcome.kind === 'reported' ? queued : open).push(itemIndex);
 			else released.push(itemIndex);
 		});
 		const kept = [...queued, ...open];
+		for (const itemIndex of kept) this.claimed.delete(itemIndex);
 		try {
 			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
 			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex]))))) {
-				const reason = `for ${CONFIRM_FOR_MS / 1000} s n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
+				const reason = `in ${CONFIRM_FOR_MS / 1000} s and ${MIN_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
 				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
 			}
 		} catch (error) {
 			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
 		}
-		try {
-			await confirmRemoved(this.store, released.map((itemIndex) => this.keys[itemIndex]));
-		} catch (error) {
-			this.outcomes.push({ kind: 'notReleased', itemIndexes: released, reason: (error as Error).message });
-		}
+		await this.giveBack(released);
 	}
 }

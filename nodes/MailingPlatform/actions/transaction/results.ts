@@ -37,12 +37,30 @@ export interface KeyOutcome {
 }
 
 /**
- * Whether the service got the request and answered it, or may have acted on it: sending it again
- * could mail twice. A failure not known to have left the service untouched counts as reached
- * (e.g. a request the credential refused to build), since a resend is the one mistake not undone.
+ * Whether the service may have acted on a request that failed: only a failure it certainly did not
+ * act on (it never got the request, or said it did not take it) or refused with a 4xx answer
+ * queued nothing. Any other failure counts, e.g. a request the credential refused to build, since
+ * a resend is the one mistake not undone.
+ */
+function failureMayHaveQueued(error: ServiceError): boolean {
+	return !error.notProcessed && !/^4\d\d$/.test(String(error.httpCode ?? ''));
+}
+
+/**
+ * Whether the service may have queued the transaction at `position` of `outcome`: its key is kept
+ * exactly then, and given back otherwise, so that a re-run sends it.
+ */
+export function mayHaveQueued(outcome: Outcome, position: number): boolean {
+	if (outcome.kind === 'reported') return outcome.reports[position].queued;
+	return outcome.kind === 'failed' && failureMayHaveQueued(outcome.error);
+}
+
+/**
+ * Whether a try of the node decided the items for good: the service answered each (a report), or
+ * may have queued them. n8n's Retry On Fail sends the others again.
  */
 export function reachedService(outcome: Outcome): boolean {
-	return outcome.kind === 'reported' || (outcome.kind === 'failed' && !outcome.error.notProcessed);
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && failureMayHaveQueued(outcome.error));
 }
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
