@@ -22,7 +22,6 @@ function failure(status: string, flags: Partial<Pick<ServiceError, 'outcomeUnkno
 
 interface Request {
 	orders: string[];
-	shared: boolean;
 	/** Lets the service answer this request. */
 	answer: () => void;
 }
@@ -34,11 +33,11 @@ interface Request {
 function service(gate: AccountGate, options: { answerAtOnce?: boolean; refuse?: (call: number, orders: string[]) => ServiceError | undefined } = {}) {
 	const requests: Request[] = [];
 	let arrived: () => void = () => {};
-	const post: PostBody = async (_context, { body, shared }) => {
+	const post: PostBody = async (_context, { body }) => {
 		const orders = (JSON.parse(body.toString('utf8')) as Array<{ order: string }>).map((transaction) => transaction.order);
 		let answer: () => void = () => {};
 		const answered = new Promise<void>((resolve) => (answer = resolve));
-		const call = requests.push({ orders, shared, answer }) - 1;
+		const call = requests.push({ orders, answer }) - 1;
 		arrived();
 		if (options.answerAtOnce !== true) await answered;
 		const refused = options.refuse?.(call, orders);
@@ -96,7 +95,6 @@ describe('the account’s sender, shared by executions running at the same time'
 
 		expect(await Promise.all(runs.map(reportOf))).toEqual([['A-0'], ['A-1'], ['A-2'], ['A-3'], ['A-4']]);
 		expect(requests.map((request) => request.orders)).toEqual([['A-0'], ['A-1'], ['A-2', 'A-3', 'A-4']]);
-		expect(requests.map((request) => request.shared)).toEqual([false, false, true]);
 	});
 
 	it('starts a second request beside one under way only once that one has taken 0.2 s: a quicker one is waited for', async () => {
@@ -201,6 +199,32 @@ describe('the account’s sender, shared by executions running at the same time'
 
 		expect(await reportOf(bulk)).toEqual(range('B', 6));
 		expect(requests.filter((request) => request.orders.includes('S-0'))).toHaveLength(1);
+	});
+
+	it('never lets a small execution’s order ride in a request a bulk leads, even where the room greedy packing left would take it', async () => {
+		const gate = new AccountGate();
+		const { post, requests, arrivals } = service(gate);
+		const sender = new AccountSender(gate, post);
+		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
+		await arrivals(2);
+		// Two of the bulk's orders (31 bytes each) fill 65 of its 80 bytes: the small order (17 bytes with its brackets) would fit beside them.
+		const long = range('B', 4).map((order) => `${order}-${'x'.repeat(14)}`);
+		const bulk = execution(sender, long, { maxRequestBytes: 80 });
+		const small = execution(sender, ['S-0']);
+		requests[0].answer();
+		await arrivals(3);
+		expect(requests[2].orders).toEqual(long.slice(0, 2));
+		requests[1].answer();
+		await arrivals(4);
+		expect(requests[3].orders).toEqual(['S-0']);
+		for (let request = 2; request < 5; request++) {
+			await arrivals(request + 1);
+			requests[request].answer();
+		}
+
+		expect(await reportOf(small)).toEqual(['S-0']);
+		expect(await reportOf(bulk)).toEqual(long);
+		await Promise.all(busy.map((run) => run.done));
 	});
 
 	it('lets the execution that has waited longest lead, so that one with Ignore Invalid Transactions off, which shares its request with nobody, is not overtaken twice', async () => {

@@ -31,10 +31,11 @@ interface ServiceRequest {
 	/**
 	 * Made by the account's sender (actions/transaction/accountSender.ts), which has taken the
 	 * request's start at the account's gate and decides itself what goes again: one attempt, the
-	 * sender's `earlierAttempts` counted in "Attempts made". A `shared` request carries other
-	 * executions' transactions too, so stopping this execution must not abort it.
+	 * sender's `earlierAttempts` counted in "Attempts made". Stopping an execution never aborts it:
+	 * the sender keeps back what was stopped before it left, and once its bytes may have left,
+	 * only the answer tells whether the service queued the transactions.
 	 */
-	sender?: { earlierAttempts: number; shared: boolean };
+	sender?: { earlierAttempts: number };
 }
 
 export interface ServiceResponse {
@@ -108,7 +109,7 @@ export function credentialOf(context: ServiceContext): Promise<ICredentialsDecry
 
 /**
  * n8n-core ties a helper's request to the execution's cancel signal when the calling context has
- * `getExecutionCancelSignal`; a shared request is made through a view of the context without it.
+ * `getExecutionCancelSignal`; the sender's requests are made through a view of the context without it.
  */
 function detachedFromCancel(context: ServiceContext): ServiceContext {
 	return new Proxy(context, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
@@ -141,7 +142,7 @@ export async function apiRequest(this: ServiceContext, request: ServiceRequest):
 async function sendWithRetries(this: ServiceContext, request: ServiceRequest, credential: ICredentialsDecrypted, gate: AccountGate): Promise<ServiceResponse> {
 	const maxAttempts = request.sender === undefined ? RETRY.attempts : 1;
 	const earlier = request.sender?.earlierAttempts ?? 0;
-	const caller = request.sender?.shared === true ? detachedFromCancel(this) : this;
+	const caller = request.sender === undefined ? this : detachedFromCancel(this);
 	const baseUrl = String(credential.data?.baseUrl ?? '');
 	const options: IHttpRequestOptions = {
 		method: request.method,

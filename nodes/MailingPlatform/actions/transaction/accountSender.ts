@@ -27,7 +27,7 @@ import { chooseParts } from './sendJob';
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
 	context: IExecuteFunctions,
-	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number; shared: boolean },
+	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number },
 ) => Promise<QueueReport[]>;
 
 /** Requests of one account under way at once in this process: one for a large sending, one for whoever arrives meanwhile. */
@@ -98,12 +98,15 @@ export class AccountSender {
 				}
 				this.gate.takeStart();
 				const parts = await this.compose(waiting);
-				if (parts.length > 0) void this.send(parts).catch((fault: unknown) => this.faulted(parts, fault, true));
+				if (parts.length > 0) void this.send(parts);
+				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
+				else await this.nap(1);
 			}
 		} catch (error) {
-			// A fault of this code, not of the service: nobody may wait for ever.
-			for (const job of this.jobs) if (job.isWaiting) job.giveUp(`Not sent: ${(error as Error).message}`, 'Run the workflow again.');
+			// A fault of this code outside any one job's work: nobody may wait for ever.
+			for (const job of this.jobs) if (job.isWaiting) job.giveUp(`Not sent: ${(error as Error).message}`, 'It was not sent, so running it again sends it once.');
 			this.tidy();
+			await this.nap(1);
 		} finally {
 			this.pumping = false;
 			if (this.jobs.length > 0) void this.pump();
@@ -155,53 +158,67 @@ export class AccountSender {
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusals}.`);
 	}
 
-	/** The next request's parts (`chooseParts`), their keys claimed; a fault fails the parts chosen. */
+	/**
+	 * The next request's parts (`chooseParts`), their keys claimed. A fault while a job's keys are
+	 * claimed fails that job's part as not sent; the others go on.
+	 */
 	private async compose(waiting: readonly SendJob[]): Promise<Part[]> {
 		const parts: Part[] = [];
-		let claimed: Array<{ job: SendJob; body: Part['body'] | undefined }>;
-		try {
-			chooseParts(parts, waiting, this.accountLimit);
-			claimed = await Promise.all(parts.map(async ({ job, body }) => ({ job, body: await job.claim(body) })));
-		} catch (fault) {
-			this.faulted(parts, fault, false);
-			return [];
-		}
-		const leaving: Part[] = [];
-		for (const part of claimed) {
-			if (part.body === undefined) continue;
-			// Stopped while its keys were claimed: it leaves no request.
-			if (part.job.withdrawn) await part.job.putBack(part.body, 'the execution was stopped');
-			else leaving.push(part as Part);
-		}
-		return leaving;
+		chooseParts(parts, waiting, this.accountLimit);
+		const claimed = await Promise.all(
+			parts.map(async (part) => {
+				try {
+					const body = await part.job.claim(part.body);
+					return body === undefined ? undefined : { job: part.job, body };
+				} catch (fault) {
+					this.faulted([part], fault, false);
+					return undefined;
+				}
+			}),
+		);
+		return claimed.filter((part) => part !== undefined);
 	}
 
+	/**
+	 * Posts one request and hands each job its answer. What is stopped before the request leaves
+	 * stays out of it; once it leaves, nothing aborts it: the answer decides, as for any order.
+	 */
 	private async send(parts: Part[]): Promise<void> {
 		const startedAt = monotonicMs();
 		this.underWay.push(startedAt);
-		const body = joinBodies(parts.map((part) => part.body.bytes));
-		const count = parts.reduce((sum, part) => sum + part.body.end - part.body.start, 0);
-		const [{ job: head }] = parts;
-		let earlierAttempts = 0;
-		for (const { job } of parts) {
-			job.depart();
-			job.note.companions += parts.length - 1;
-			earlierAttempts = Math.max(earlierAttempts, job.refusals);
-		}
+		let posted = false;
 		try {
+			const leaving: Part[] = [];
+			for (const part of parts) {
+				if (part.job.withdrawn) await part.job.putBack(part.body);
+				else leaving.push(part);
+			}
+			if (leaving.length === 0) return;
+			const body = joinBodies(leaving.map((part) => part.body.bytes));
+			const count = leaving.reduce((sum, part) => sum + part.body.end - part.body.start, 0);
+			const [{ job: head }] = leaving;
+			let earlierAttempts = 0;
+			for (const { job } of leaving) {
+				job.depart();
+				job.note.companions += leaving.length - 1;
+				earlierAttempts = Math.max(earlierAttempts, job.refusals);
+			}
+			posted = true;
 			let reports: QueueReport[];
 			try {
-				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts, shared: parts.length > 1 });
+				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts });
 			} catch (error) {
-				await this.answerFailure(parts, error as ServiceError, body.length, count);
+				await this.answerFailure(leaving, error as ServiceError, body.length, count);
 				return;
 			}
 			let offset = 0;
-			for (const part of parts) {
+			for (const part of leaving) {
 				const next = offset + part.body.end - part.body.start;
 				part.job.reported(part.body, reports.slice(offset, next));
 				offset = next;
 			}
+		} catch (fault) {
+			this.faulted(parts, fault, posted);
 		} finally {
 			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
 			this.wake();

@@ -47,20 +47,28 @@ export interface Part {
 
 /**
  * Chooses the next request's `parts`, added as they are chosen (so that a fault still knows
- * them): the job that has waited longest leads with its next body; jobs whose whole rest fits in
- * the room left join, longest waiting first. A job with Ignore Invalid Transactions off neither
- * joins nor is joined: one invalid transaction fails its whole request. `accountLimit`: the
- * largest body the account takes.
+ * them): the job that has waited longest leads with its next body; if that body is all the job
+ * has (a one-order execution, not a bulk's), jobs whose whole rest fits in the room left join it,
+ * longest waiting first, so that a small order rides in no bulk's request. A job with Ignore
+ * Invalid Transactions off neither joins nor is joined: one invalid transaction fails its whole
+ * request. `accountLimit`: the largest body the account takes. A job whose packing throws (a fault
+ * of this code) ends, its transactions not sent, and the others go on.
  */
 export function chooseParts(parts: Part[], waiting: readonly SendJob[], accountLimit: number): void {
 	let limit = accountLimit;
 	let size = 0;
 	for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
 		const leading = parts.length === 0;
-		if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid)) continue;
+		if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid || !parts[0].job.isWhole(parts[0].body))) continue;
 		const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
-		// Joined, the two arrays share one pair of brackets.
-		const body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+		let body: Body | undefined;
+		try {
+			// Joined, the two arrays share one pair of brackets.
+			body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+		} catch (fault) {
+			job.giveUp(`Not sent: ${(fault as Error).message}`, 'It was not sent, so running it again sends it once.');
+			continue;
+		}
 		if (body === undefined) continue;
 		size = leading ? body.bytes.length : size + body.bytes.length - 1;
 		limit = jobLimit;
@@ -89,6 +97,9 @@ export class SendJob {
 	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
 	private departing: Body | undefined;
 
+	/** How many transactions it had to send at the start: its first body holding them all is the whole job. */
+	private readonly total: number;
+
 	private departedAtMs = 0;
 
 	private readonly packing: PackingCursor;
@@ -106,6 +117,7 @@ export class SendJob {
 		private readonly done: (job: SendJob) => void,
 	) {
 		this.packing = new PackingCursor(transactions, order, settings.maxRequestBytes);
+		this.total = order.length;
 		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
 		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
 		this.waitingSinceMs = monotonicMs();
@@ -118,6 +130,11 @@ export class SendJob {
 	/** Whether it has transactions waiting for a request: none of its own is being made or under way. */
 	get isWaiting(): boolean {
 		return !this.finished && this.departing === undefined;
+	}
+
+	/** Whether `body` carries all the job had to send: the job is no bulk. */
+	isWhole(body: Body): boolean {
+		return body.start === 0 && body.end - body.start === this.total;
 	}
 
 	/**
@@ -162,18 +179,19 @@ export class SendJob {
 		this.note.requests++;
 	}
 
-	/** The service answered: `reports` belong to the body's transactions, in order. */
+	/** The service answered: `reports` belong to the body's transactions, in order; Max Wait Seconds starts again. */
 	reported(body: Body, reports: readonly QueueReport[]): void {
 		const itemIndexes = this.packing.itemsOf(body);
 		const { keys } = this.settings;
 		if (keys !== undefined) reports.forEach((report, position) => (report.deduplicationKey = keys.keyOf(itemIndexes[position])));
 		for (const report of reports) if (report.queued) this.queued++;
-		this.served({ kind: 'reported', itemIndexes, reports }, false);
+		this.waits.served();
+		this.answered({ kind: 'reported', itemIndexes, reports }, false);
 	}
 
 	/** The body's request failed as a whole, and is not sent again. */
 	failed(body: Body, error: ServiceError): void {
-		this.served({ kind: 'failed', itemIndexes: this.packing.itemsOf(body), error }, this.settings.stopAtFailure);
+		this.answered({ kind: 'failed', itemIndexes: this.packing.itemsOf(body), error }, this.settings.stopAtFailure);
 	}
 
 	/**
@@ -183,25 +201,17 @@ export class SendJob {
 	async sendAgain(body: Body, reason: string): Promise<void> {
 		this.refusals++;
 		this.waits.refused(reason, this.departedAtMs);
-		await this.putBack(body, `the service refused its request (${reason})`);
+		await this.putBack(body);
 	}
 
 	/**
-	 * The body leaves no request after all: refused, or its execution was stopped while its keys
-	 * were claimed (`why`). A key that cannot be given back would skip its own transaction as taken,
-	 * so those transactions fail as not sent instead of waiting.
+	 * The body leaves no request after all: the service refused it, or its execution was stopped
+	 * before it left. Its keys are given back, and its transactions wait for the next request.
 	 */
-	async putBack(body: Body, why: string): Promise<void> {
-		const itemIndexes = this.packing.itemsOf(body);
-		const released = (await this.settings.keys?.release(itemIndexes)) ?? true;
+	async putBack(body: Body): Promise<void> {
+		await this.settings.keys?.release(this.packing.itemsOf(body));
 		this.departing = undefined;
-		if (released) {
-			this.packing.rewind(body.start);
-			return;
-		}
-		const error = serviceError(this.context, { message: `Not sent: ${why}, and its Deduplication Key could not be given back`, notProcessed: true }, itemIndexes[0]);
-		this.decide({ kind: 'failed', itemIndexes, error }, this.settings.stopAtFailure);
-		this.finishIfAllSent();
+		this.packing.rewind(body.start);
 	}
 
 	/** Its body chosen for a request whose answer is not handled yet, if any. */
@@ -220,10 +230,10 @@ export class SendJob {
 		this.finish();
 	}
 
-	private served(outcome: Outcome, stop: boolean): void {
+	/** The body's request ended for good with `outcome`: its keys are settled by it. */
+	private answered(outcome: Outcome, stop: boolean): void {
 		this.departing = undefined;
 		this.waitingSinceMs = monotonicMs();
-		this.waits.served();
 		this.settings.keys?.settle(outcome);
 		this.decide(outcome, stop);
 		this.finishIfAllSent();

@@ -84,11 +84,8 @@ function failureOf(context: IExecuteFunctions, error: unknown, body: Buffer, cou
 	return serviceError(context, details);
 }
 
-/**
- * POST transactions, once: the account's sender decides what goes again. A request that carries
- * other executions' transactions (`shared`) is not aborted when `context`'s execution is stopped.
- */
-const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlierAttempts, shared }) => {
+/** POST transactions, once: the account's sender decides what goes again, and nothing aborts the request once it leaves. */
+const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlierAttempts }) => {
 	try {
 		const response = await apiRequest.call(context, {
 			method: 'POST',
@@ -96,7 +93,7 @@ const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlier
 			query: { ignore_invalid_transactions: ignoreInvalid },
 			jsonBody: body,
 			repeatable: false,
-			sender: { earlierAttempts, shared },
+			sender: { earlierAttempts },
 			errorDescriptions: {
 				400: ignoreInvalid
 					? 'The service refused the request body. None of its transactions was queued.'
