@@ -1,16 +1,22 @@
 import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { monotonicMs } from '../transport/accountGate';
+
 /**
  * n8n's deduplication store for one node, safe within a process. The store reads a node's whole
  * history row, changes it and writes it back with no lock, so two calls at once lose one's
  * change, and two first calls collide on inserting the row. Here every call for one workflow's
- * node waits its turn in this process, calls of one kind waiting together go as one (fewer rows
- * rewritten at peak), and a first-use collision with another process is tried again.
+ * node waits its turn in this process, calls of one kind waiting together go as one, and a
+ * first-use collision with another process is tried again. Each call costs n8n's one thread a
+ * read, parse, rewrite and write of the whole row, so a call that may wait (a settlement) waits
+ * up to `GATHER_MS` for another (the next order's claim) to share its rewrite.
  */
 
 type Waiting = {
 	kind: 'record' | 'remove';
+	/** Until when it waits for company; undefined: it goes at once. */
+	gatherUntilMs?: number;
 	keys: readonly string[];
 	context: IExecuteFunctions;
 	options: ICheckProcessedOptions;
@@ -18,8 +24,20 @@ type Waiting = {
 	failed: (error: unknown) => void;
 };
 
-/** The calls waiting, per workflow and node; a queue is present while it is being worked off. */
-const queues = new Map<string, Waiting[]>();
+/**
+ * A moment a settlement waits for the next claim: at 20 orders a second most meet one, and an
+ * order alone ends this much later (its request has left already).
+ */
+const GATHER_MS = 100;
+
+/** The calls waiting for one workflow's node, and how to wake its worker when a call that goes at once arrives. */
+interface Queue {
+	calls: Waiting[];
+	wake: () => void;
+}
+
+/** The queues, per workflow and node; a queue is present while it is being worked off. */
+const queues = new Map<string, Queue>();
 
 /** The row already existed when this call inserted it: another process's first call came first. */
 const INSERT_COLLISION = /unique constraint|duplicate key|duplicate entry/i;
@@ -46,9 +64,22 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
+/** Resolves when every waiting call may go: the first of them to stop waiting for company has, or one that goes at once arrived. */
+async function gathered(queue: Queue): Promise<void> {
+	for (;;) {
+		const until = queue.calls.reduce((first, waiting) => Math.min(first, waiting.gatherUntilMs ?? 0), Number.POSITIVE_INFINITY);
+		const waitMs = until - monotonicMs();
+		if (waitMs <= 0) return;
+		await Promise.race([sleep(waitMs), new Promise<void>((resolve) => (queue.wake = resolve))]);
+		queue.wake = () => {};
+	}
+}
+
 /** Calls one after the other; waiting calls of one kind and options go as one. */
-async function workOff(id: string, queue: Waiting[]): Promise<void> {
+async function workOff(id: string, waitingCalls: Queue): Promise<void> {
+	const queue = waitingCalls.calls;
 	while (queue.length > 0) {
+		await gathered(waitingCalls);
 		// Every waiting call of the first one's kind goes with it, not only the next ones: at a rush,
 		// settlements of finished sends and claims of new orders share one rewrite of the row. Calls
 		// of one key never wait together (`hold`), so their order among other keys' calls is free.
@@ -109,17 +140,19 @@ function nodeIdOf(context: IExecuteFunctions): string {
 	return id;
 }
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number): Promise<Set<string>> {
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, gather: boolean): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const waiting: Waiting = { kind, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const gatherUntilMs = gather ? monotonicMs() + GATHER_MS : undefined;
+		const waiting: Waiting = { kind, gatherUntilMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
-			queue.push(waiting);
+			queue.calls.push(waiting);
+			if (!gather) queue.wake();
 			return;
 		}
-		const fresh = [waiting];
+		const fresh: Queue = { calls: [waiting], wake: () => {} };
 		queues.set(id, fresh);
 		void workOff(id, fresh);
 	});
@@ -128,10 +161,10 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 /** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
 export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/** Records the entries and answers those recorded already. */
-		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, maxEntries),
+		/** Records the entries and answers those recorded already; with `gather`, the call may wait a moment to share its rewrite of the row. */
+		record: async (keys: readonly string[], gather = false) => await enqueue(context, 'record', keys, maxEntries, gather),
 		remove: async (keys: readonly string[]) => {
-			await enqueue(context, 'remove', keys, maxEntries);
+			await enqueue(context, 'remove', keys, maxEntries, false);
 		},
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 	};
