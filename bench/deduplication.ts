@@ -7,8 +7,9 @@ import { registerNodeType, runWorkflow } from '../test/harness/workflow';
 import { DoubleProcess } from './doubleProcess';
 import type { CallMeasurement } from './measure';
 import { collectGarbage, measureCall } from './measure';
-import { ORDERS_NODE_TYPE, ordersNode } from './orders';
+import { ORDERS_NODE_TYPE, orderId, ordersNode } from './orders';
 import type { Measurements } from './scenario';
+import { checkHistoryFull, checkKeysKept, watchStore } from './storeChecks';
 
 export const HISTORY = 10_000;
 export const SINGLE_EXECUTIONS = 200;
@@ -31,6 +32,11 @@ function measureStore(): void {
 		const { result, measurement } = await measureCall(async () => await check(...args));
 		storeCpuMs += measurement.mainThreadCpuMs;
 		return result;
+	};
+	const remove = processedData.removeProcessed.bind(processedData);
+	processedData.removeProcessed = async (...args) => {
+		const { measurement } = await measureCall(async () => await remove(...args));
+		storeCpuMs += measurement.mainThreadCpuMs;
 	};
 }
 
@@ -63,41 +69,56 @@ interface Totals {
 	cpuMs: number;
 	storeCpuMs: number;
 	executions: number;
+	orders: number;
+	/** Requests the double received. */
+	requests: number;
+	/** Calls of n8n's store for the node (checkProcessedAndRecord, removeProcessed): each reads and rewrites its whole row. */
+	storeCalls: number;
 }
 
-const empty = (): Totals => ({ wallMs: 0, cpuMs: 0, storeCpuMs: 0, executions: 0 });
+const empty = (): Totals => ({ wallMs: 0, cpuMs: 0, storeCpuMs: 0, executions: 0, orders: 0, requests: 0, storeCalls: 0 });
 
-/** `executions` executions of `count` orders each, added to `totals`; the history must be full before and after. */
-async function round(totals: Totals, executions: number, count: number, withKey: boolean, credentials: CredentialValues): Promise<void> {
-	processedData.calls.length = 0;
+/**
+ * `executions` executions of `count` orders each, added to `totals`. With the key, the store
+ * must have recorded every order's key and mark and the history must still be full; without,
+ * the node must not have called the store. How many calls that took is measured, not assumed:
+ * it follows how the node sends (keys are claimed per request).
+ */
+async function round(totals: Totals, executions: number, count: number, withKey: boolean, double: DoubleProcess): Promise<void> {
+	await double.reset();
+	const storeUse = watchStore();
 	const storeBefore = storeCpuMs;
+	const firstOrder = nextOrder;
 	for (let index = 0; index < executions; index++) {
 		if (count > 1) collectGarbage();
-		const { wallMs, mainThreadCpuMs } = await execute(count, withKey, credentials);
+		const { wallMs, mainThreadCpuMs } = await execute(count, withKey, double.credentials);
 		totals.wallMs += wallMs;
 		totals.cpuMs += mainThreadCpuMs;
 		totals.executions++;
 	}
 	totals.storeCpuMs += storeCpuMs - storeBefore;
-	// With the key each execution records its keys before sending and once more after (one process: nothing undid them).
-	const checks = processedData.calls.filter((call) => call.operation === 'checkProcessedAndRecord').length;
-	if (checks !== (withKey ? 2 * executions : 0) || processedData.size() !== 2 * HISTORY) {
-		throw new Error(`expected ${withKey ? 2 * executions : 0} store checks against a full history, saw ${checks} with ${processedData.size()} entries`);
-	}
+	totals.orders += nextOrder - firstOrder;
+	totals.requests += (await double.stats()).requests.length;
+	const store = storeUse();
+	totals.storeCalls += store.records + store.removals;
+	const label = `${withKey ? 'with' : 'without'} the key, ${executions} executions of ${count} order${count === 1 ? '' : 's'}`;
+	if (withKey) checkKeysKept(label, Array.from({ length: nextOrder - firstOrder }, (_, index) => orderId(firstOrder + index)), store, HISTORY);
+	else if (store.records + store.removals > 0) throw new Error(`${label}: ${store.records + store.removals} calls of n8n's store`);
+	else checkHistoryFull(label, HISTORY);
 }
 
 /**
  * `executions` executions with the Deduplication Key and as many without, in rounds alternating
  * A B B A so that drift over the run falls on both alike, after a warm-up round of each.
  */
-async function compare(executions: number, perRound: number, count: number, credentials: CredentialValues): Promise<{ with: Totals; without: Totals }> {
+async function compare(executions: number, perRound: number, count: number, double: DoubleProcess): Promise<{ with: Totals; without: Totals }> {
 	const totals = { with: empty(), without: empty() };
-	await round(empty(), perRound, count, true, credentials);
-	await round(empty(), perRound, count, false, credentials);
+	await round(empty(), perRound, count, true, double);
+	await round(empty(), perRound, count, false, double);
 	collectGarbage();
 	for (let index = 0; index < executions / perRound; index++) {
 		const order = index % 2 === 0 ? [true, false] : [false, true];
-		for (const withKey of order) await round(withKey ? totals.with : totals.without, perRound, count, withKey, credentials);
+		for (const withKey of order) await round(withKey ? totals.with : totals.without, perRound, count, withKey, double);
 	}
 	return totals;
 }
@@ -111,13 +132,16 @@ export async function deduplication(): Promise<Measurements> {
 	processedData.seed(Array.from({ length: 2 * HISTORY }, (_, index) => `earlier-${index}`));
 	const double = await DoubleProcess.start('transactionsDouble');
 	try {
-		const single = await compare(SINGLE_EXECUTIONS, SINGLE_ROUND, 1, double.credentials);
-		const batch = await compare(BATCH_ROUNDS, 1, BATCH_ORDERS, double.credentials);
+		const single = await compare(SINGLE_EXECUTIONS, SINGLE_ROUND, 1, double);
+		const batch = await compare(BATCH_ROUNDS, 1, BATCH_ORDERS, double);
 		const figures = (name: string, totals: Totals) => ({
 			[`${name}WallMs`]: totals.wallMs / totals.executions,
 			[`${name}CpuMs`]: totals.cpuMs / totals.executions,
 			[`${name}StoreCpuMs`]: totals.storeCpuMs / totals.executions,
 			[`${name}Executions`]: totals.executions,
+			[`${name}RequestsPerExecution`]: totals.requests / totals.executions,
+			[`${name}StoreCallsPerOrder`]: totals.storeCalls / totals.orders,
+			[`${name}StoreCallsPerRequest`]: totals.storeCalls / totals.requests,
 		});
 		return { ...figures('singleWith', single.with), ...figures('singleWithout', single.without), ...figures('batchWith', batch.with), ...figures('batchWithout', batch.without) };
 	} finally {

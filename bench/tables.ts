@@ -20,7 +20,6 @@ export interface Table {
 	rows: Row[];
 }
 
-
 /** One workload of the deduplication scenario, with the key against without, per execution. */
 function keyRows(workload: string, executions: string, name: 'single' | 'batch', format: (value: number) => string): Row[] {
 	const figure = (run: RunMeasurements, measure: string) => run.deduplication[`${name}${measure}`];
@@ -30,6 +29,13 @@ function keyRows(workload: string, executions: string, name: 'single' | 'batch',
 		{ measure: `${workload}: main-thread CPU per execution, without the key`, value: (run) => figure(run, 'WithoutCpuMs'), format },
 		{ measure: `${workload}: main-thread CPU per execution, with the key`, value: (run) => figure(run, 'WithCpuMs'), format },
 		{ measure: `${workload}: of which inside n8n's store (read, parse, check, serialize, write)`, value: (run) => figure(run, 'WithStoreCpuMs'), format },
+		{ measure: `${workload}: requests the double received per execution, with the key`, value: (run) => figure(run, 'WithRequestsPerExecution'), format: fixed(2) },
+		{
+			measure: `${workload}: calls of n8n's store per order, with the key (each reads and rewrites the node's whole row)`,
+			value: (run) => figure(run, 'WithStoreCallsPerOrder'),
+			format: fixed(4),
+		},
+		{ measure: `${workload}: calls of n8n's store per request, with the key`, value: (run) => figure(run, 'WithStoreCallsPerRequest'), format: fixed(2) },
 		{ measure: `${workload}: with / without the key, wall time`, value: (run) => figure(run, 'WithWallMs') / figure(run, 'WithoutWallMs'), format: fixed(2), goal: '≤ 1.2' },
 		{ measure: `${workload}: with / without the key, main-thread CPU`, value: (run) => figure(run, 'WithCpuMs') / figure(run, 'WithoutCpuMs'), format: fixed(2), goal: '≤ 1.2' },
 	];
