@@ -14,7 +14,7 @@ import { tables } from './tables';
 const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
 	{ name: 'transactions', scenario: 'transactions', settings: [] },
 	{ name: 'transactionsPerItem', scenario: 'transactionsPerItem', settings: [] },
-	{ name: 'deduplication', scenario: 'deduplication', settings: [] },
+	{ name: 'deduplication', scenario: 'deduplication', settings: ['--executions', '200', '--perRound', '25', '--batchOrders', '10000', '--batchRounds', '4', '--history', '10000'] },
 	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
 	{ name: 'rush', scenario: 'rush', settings: ['--orders', '2000', '--latencyMs', '50', '--rounds', '2', '--history', '10000'] },
 	{ name: 'reports', scenario: 'reports', settings: [] },

@@ -1,5 +1,4 @@
 import { commonFlowTable } from './commonFlowTable';
-import { BATCH_ORDERS, HISTORY, SINGLE_EXECUTIONS } from './deduplication';
 import { count, fixed, megabytes, ms, seconds, tenthsMs } from './format';
 import { BLOCKS, LATENCY_MS, PAGE_SIZE } from './reports';
 import type { Measurements } from './scenario';
@@ -47,6 +46,7 @@ export function tables(first: RunMeasurements): Table[] {
 	const minimum = Math.ceil(orders.serializedBytes / LIMIT);
 	const blocks = first.reports;
 	const concurrency = first.pagedReadConcurrent.concurrency;
+	const keyed = first.deduplication;
 	return [
 		{
 			title: `Transaction › Create: ${count(ORDERS)} orders of about ${count(orders.serializedBytes / ORDERS)} bytes (${megabytes(orders.serializedBytes)} as one JSON array)`,
@@ -88,10 +88,10 @@ export function tables(first: RunMeasurements): Table[] {
 			],
 		},
 		{
-			title: `Deduplication Key against none, the node's history full at ${count(HISTORY)} keys in n8n's store modelled in-process (its row read as JSON text and parsed, written back serialized; database round trips not included)`,
+			title: `Deduplication Key against none, the node's history full at ${count(keyed.history)} keys in n8n's store modelled in-process (its row read as JSON text and parsed, written back serialized; database round trips not included)`,
 			rows: [
-				...keyRows('one order per execution', `${count(SINGLE_EXECUTIONS)} executions each`, 'single', tenthsMs),
-				...keyRows(`${count(BATCH_ORDERS)} orders in one execution`, `${first.deduplication.batchWithExecutions} executions each`, 'batch', ms),
+				...keyRows('one order per execution', `${count(keyed.executions)} executions each`, 'single', tenthsMs),
+				...keyRows(`${count(keyed.batchOrders)} orders in one execution`, `${count(keyed.batchRounds)} executions each`, 'batch', ms),
 			],
 		},
 		commonFlowTable(first.commonFlow),
