@@ -17,9 +17,9 @@ const RUNS: Array<{ name: string; scenario: string; settings: string[] }> = [
 	{ name: 'deduplication', scenario: 'deduplication', settings: ['--executions', '200', '--perRound', '25', '--batchOrders', '10000', '--batchRounds', '4', '--history', '10000'] },
 	{ name: 'commonFlow', scenario: 'commonFlow', settings: ['--executions', '2000', '--perRound', '100', '--warmUp', '300', '--history', '10000'] },
 	{ name: 'rush', scenario: 'rush', settings: ['--orders', '2000', '--latencyMs', '50', '--rounds', '2', '--history', '10000'] },
-	{ name: 'reports', scenario: 'reports', settings: [] },
-	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--concurrency', '4'] },
-	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--concurrency', '1'] },
+	{ name: 'reports', scenario: 'reports', settings: ['--blocks', '100000'] },
+	{ name: 'pagedReadConcurrent', scenario: 'pagedRead', settings: ['--blocks', '100000', '--concurrency', '4'] },
+	{ name: 'pagedReadSequential', scenario: 'pagedRead', settings: ['--blocks', '100000', '--concurrency', '1'] },
 ];
 
 /** One scenario in a fresh process that runs only it, so no figure inherits another's heap or code. */
