@@ -14,13 +14,12 @@ import { DoubleProcess } from './doubleProcess';
 import { collectGarbage, idleMs, mainThreadCpuMs, measureCall, measuredNode } from './measure';
 import type { Measurements, Settings } from './scenario';
 
-export const BLOCKS = 100_000;
 export const PAGE_SIZE = 1000;
 export const LATENCY_MS = 20;
 const TIME_ZONE = 'Europe/Berlin';
 
-async function startDouble(): Promise<DoubleProcess> {
-	return await DoubleProcess.start('reportsDouble', [String(BLOCKS), String(LATENCY_MS)]);
+async function startDouble(blocks: number): Promise<DoubleProcess> {
+	return await DoubleProcess.start('reportsDouble', [String(blocks), String(LATENCY_MS)]);
 }
 
 async function getBlocks(credentials: CredentialValues, paging: { returnAll: true } | { limit: number }): Promise<NodeRunResult> {
@@ -53,11 +52,11 @@ function parseAndShapeCpuMs(bodies: string[]): number {
 	return mainThreadCpuMs() - before;
 }
 
-/** Return All through the node in n8n: CPU, wall time and the heap its output items hold. */
-export async function reports(): Promise<Measurements> {
+/** Return All over `blocks` blocks through the node in n8n: CPU, wall time and the heap its output items hold. */
+export async function reports({ blocks }: Settings): Promise<Measurements> {
 	const measured = measuredNode(new MailingPlatform());
 	registerNodeType(NODE_TYPE, measured.node);
-	const double = await startDouble();
+	const double = await startDouble(blocks);
 	try {
 		// Warm-up: compiles the node's code and has the double render its pages before the measured run.
 		await getBlocks(double.credentials, { limit: PAGE_SIZE });
@@ -85,6 +84,7 @@ export async function reports(): Promise<Measurements> {
 		}
 		parseAndShapeCpuMs(bodies.slice(0, 5)); // the same code, warm
 		return {
+			blocks,
 			mostInFlight: stats.mostInFlight ?? 0,
 			items,
 			requests: stats.requests.length,
@@ -130,8 +130,8 @@ function atMost<T>(most: number, fetchPage: PageFetcher<T>): PageFetcher<T> {
  * so it can ask for fewer than the node fetches, never more (the double's count of pages in flight
  * says which it got).
  */
-export async function pagedRead({ concurrency }: Settings): Promise<Measurements> {
-	const double = await startDouble();
+export async function pagedRead({ blocks, concurrency }: Settings): Promise<Measurements> {
+	const double = await startDouble(blocks);
 	const agent = new Agent({ keepAlive: true });
 	const pages: PageFetcher<IDataObject> = atMost(concurrency, async (pageIndex, pageSize) => {
 		const query = buildQueryString({ exclude_anonymous_blocks: true, page_index: pageIndex, page_size: pageSize });

@@ -9,7 +9,7 @@ import { registerNodeType } from '../test/harness/workflow';
 import { executeOne, loadN8nNode, seedFullHistory } from './commonFlow';
 import { DoubleProcess, type DoubleStats } from './doubleProcess';
 import { collectGarbage, measureCall, processCpuMs } from './measure';
-import { checkHistoryFull, checkKeysKept, watchStore } from './rushKeys';
+import { checkHistoryFull, checkKeysKept, watchStore } from './storeChecks';
 import type { Measurements, Settings } from './scenario';
 
 /**
@@ -80,7 +80,7 @@ async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service:
 	const stats = await double.stats();
 	checkQueuedOnce(label, orders, stats);
 	const store = storeUse();
-	if (flow === 'createKeyed') checkKeysKept(label, orders, store, history);
+	if (flow === 'createKeyed') checkKeysKept(label, orders.map((order) => order.id), store, history);
 	else if (store.records + store.removals > 0) throw new Error(`${label}: a flow without a key made ${store.records + store.removals} calls of n8n's store`);
 	return {
 		posts: stats.posts ?? 0,

@@ -1,7 +1,6 @@
 import { commonFlowTable } from './commonFlowTable';
-import { BATCH_ORDERS, HISTORY, SINGLE_EXECUTIONS } from './deduplication';
 import { count, fixed, megabytes, ms, seconds, tenthsMs } from './format';
-import { BLOCKS, LATENCY_MS, PAGE_SIZE } from './reports';
+import { LATENCY_MS, PAGE_SIZE } from './reports';
 import type { Measurements } from './scenario';
 import { LIMIT, ORDERS, PER_ITEM_ORDERS } from './transactions';
 
@@ -20,7 +19,6 @@ export interface Table {
 	rows: Row[];
 }
 
-
 /** One workload of the deduplication scenario, with the key against without, per execution. */
 function keyRows(workload: string, executions: string, name: 'single' | 'batch', format: (value: number) => string): Row[] {
 	const figure = (run: RunMeasurements, measure: string) => run.deduplication[`${name}${measure}`];
@@ -30,6 +28,13 @@ function keyRows(workload: string, executions: string, name: 'single' | 'batch',
 		{ measure: `${workload}: main-thread CPU per execution, without the key`, value: (run) => figure(run, 'WithoutCpuMs'), format },
 		{ measure: `${workload}: main-thread CPU per execution, with the key`, value: (run) => figure(run, 'WithCpuMs'), format },
 		{ measure: `${workload}: of which inside n8n's store (read, parse, check, serialize, write)`, value: (run) => figure(run, 'WithStoreCpuMs'), format },
+		{ measure: `${workload}: requests the double received per execution, with the key`, value: (run) => figure(run, 'WithRequestsPerExecution'), format: fixed(2) },
+		{
+			measure: `${workload}: calls of n8n's store per order, with the key (each reads and rewrites the node's whole row)`,
+			value: (run) => figure(run, 'WithStoreCallsPerOrder'),
+			format: fixed(4),
+		},
+		{ measure: `${workload}: calls of n8n's store per request, with the key`, value: (run) => figure(run, 'WithStoreCallsPerRequest'), format: fixed(2) },
 		{ measure: `${workload}: with / without the key, wall time`, value: (run) => figure(run, 'WithWallMs') / figure(run, 'WithoutWallMs'), format: fixed(2), goal: '≤ 1.2' },
 		{ measure: `${workload}: with / without the key, main-thread CPU`, value: (run) => figure(run, 'WithCpuMs') / figure(run, 'WithoutCpuMs'), format: fixed(2), goal: '≤ 1.2' },
 	];
@@ -39,8 +44,10 @@ function keyRows(workload: string, executions: string, name: 'single' | 'batch',
 export function tables(first: RunMeasurements): Table[] {
 	const orders = first.transactions;
 	const minimum = Math.ceil(orders.serializedBytes / LIMIT);
-	const blocks = first.reports;
+	const report = first.reports;
+	const pages = Math.ceil(report.blocks / PAGE_SIZE);
 	const concurrency = first.pagedReadConcurrent.concurrency;
+	const keyed = first.deduplication;
 	return [
 		{
 			title: `Transaction › Create: ${count(ORDERS)} orders of about ${count(orders.serializedBytes / ORDERS)} bytes (${megabytes(orders.serializedBytes)} as one JSON array)`,
@@ -82,18 +89,18 @@ export function tables(first: RunMeasurements): Table[] {
 			],
 		},
 		{
-			title: `Deduplication Key against none, the node's history full at ${count(HISTORY)} keys in n8n's store modelled in-process (its row read as JSON text and parsed, written back serialized; database round trips not included)`,
+			title: `Deduplication Key against none, the node's history full at ${count(keyed.history)} keys in n8n's store modelled in-process (its row read as JSON text and parsed, written back serialized; database round trips not included)`,
 			rows: [
-				...keyRows('one order per execution', `${count(SINGLE_EXECUTIONS)} executions each`, 'single', tenthsMs),
-				...keyRows(`${count(BATCH_ORDERS)} orders in one execution`, `${first.deduplication.batchWithExecutions} executions each`, 'batch', ms),
+				...keyRows('one order per execution', `${count(keyed.executions)} executions each`, 'single', tenthsMs),
+				...keyRows(`${count(keyed.batchOrders)} orders in one execution`, `${count(keyed.batchRounds)} executions each`, 'batch', ms),
 			],
 		},
 		commonFlowTable(first.commonFlow),
 		{
-			title: `Report › Get Blocks: Return All over ${BLOCKS / PAGE_SIZE} pages of ${count(PAGE_SIZE)} blocks (${megabytes(blocks.xmlBytes)} of XML), ${LATENCY_MS} ms latency per page`,
+			title: `Report › Get Blocks: Return All over ${count(pages)} pages of ${count(PAGE_SIZE)} blocks (${megabytes(report.xmlBytes)} of XML), ${LATENCY_MS} ms latency per page`,
 			rows: [
-				{ measure: 'items returned', value: (run) => run.reports.items, format: count, goal: count(BLOCKS) },
-				{ measure: 'requests', value: (run) => run.reports.requests, format: count, goal: String(BLOCKS / PAGE_SIZE) },
+				{ measure: 'items returned', value: (run) => run.reports.items, format: count, goal: count(report.blocks) },
+				{ measure: 'requests', value: (run) => run.reports.requests, format: count, goal: count(pages) },
 				{ measure: 'main-thread CPU of execute() per 1,000 records', value: (run) => (run.reports.executeMainThreadCpuMs * 1000) / run.reports.items, format: tenthsMs },
 				{
 					measure: 'of which parsing and shaping (the same pages parsed again), per 1,000',
@@ -103,15 +110,15 @@ export function tables(first: RunMeasurements): Table[] {
 				{ measure: 'heap held by the output items (freed when they are released)', value: (run) => run.reports.outputHeapBytes, format: megabytes },
 				{ measure: 'heap held by the output items / XML received', value: (run) => run.reports.outputHeapBytes / run.reports.xmlBytes, format: fixed(2), goal: '≤ 2' },
 				{ measure: 'heap growth over the run, output still held', value: (run) => run.reports.executionHeapBytes, format: megabytes },
-				{ measure: `wall time of execute() (at most ${blocks.mostInFlight} pages in flight at once, seen by the double)`, value: (run) => run.reports.executeWallMs, format: seconds },
+				{ measure: `wall time of execute() (at most ${report.mostInFlight} pages in flight at once, seen by the double)`, value: (run) => run.reports.executeWallMs, format: seconds },
 				{ measure: 'main thread idle in execute() (wall − CPU − waiting for a CPU)', value: (run) => run.reports.executeIdleMs, format: seconds },
 				{ measure: 'CPU of the double (its own process) per page served', value: (run) => run.reports.doubleCpuMs / run.reports.requests, format: tenthsMs },
 			],
 		},
 		{
-			title: `Report paging alone (fetchAllPages, parse, shape; outside n8n): the same ${BLOCKS / PAGE_SIZE} pages, ${concurrency} at a time against one at a time`,
+			title: `Report paging alone (fetchAllPages, parse, shape; outside n8n): the same ${count(pages)} pages, ${concurrency} at a time against one at a time`,
 			rows: [
-				{ measure: 'records read, both', value: (run) => Math.min(run.pagedReadConcurrent.items, run.pagedReadSequential.items), format: count, goal: count(BLOCKS) },
+				{ measure: 'records read, both', value: (run) => Math.min(run.pagedReadConcurrent.items, run.pagedReadSequential.items), format: count, goal: count(report.blocks) },
 				{ measure: `wall time, ${concurrency} pages at a time`, value: (run) => run.pagedReadConcurrent.wallMs, format: seconds },
 				{ measure: 'wall time, one page at a time', value: (run) => run.pagedReadSequential.wallMs, format: seconds },
 				{ measure: `wall time, one at a time / ${concurrency} at a time`, value: (run) => run.pagedReadSequential.wallMs / run.pagedReadConcurrent.wallMs, format: fixed(2) },

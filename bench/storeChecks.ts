@@ -1,8 +1,7 @@
 import { HARNESS_NODE, processedData } from '../test/harness/processedData';
-import type { ShopOrder } from '../test/peak/delivery';
 
 /**
- * What the node asked n8n's store during one rush. The store is the one the harness hands
+ * What the node asked n8n's store since `watchStore`. The store is the one the harness hands
  * n8n-core's DataDeduplicationService (the model of n8n's store), which logs every call it gets
  * from n8n-core's helpers before doing anything: these are the calls that would reach n8n's
  * database, one rewrite of the node's row each.
@@ -37,26 +36,26 @@ export function watchStore(): () => StoreUse {
 	};
 }
 
-/** The history must be full, as before the rush: the newest entries push the oldest out. */
+/** The history must be full, as it was seeded: the newest entries push the oldest out. */
 export function checkHistoryFull(label: string, history: number): void {
 	const size = processedData.size();
 	if (size !== 2 * history) throw new Error(`${label}: the node's key history holds ${size} entries, not ${2 * history}`);
 }
 
 /**
- * Throws unless the rush's store calls recorded every order's key and the mark of its queued
- * transaction, removed none of them and lost no change, and the store holds them afterwards
+ * Throws unless the store calls since `watchStore` recorded every order's key and the mark of its
+ * queued transaction, removed none of them and lost no change, and the store holds them afterwards
  * (checked for the first, a middle and the last order: each look parses the whole row).
  */
-export function checkKeysKept(label: string, orders: ShopOrder[], use: StoreUse, history: number): void {
+export function checkKeysKept(label: string, orderIds: readonly string[], use: StoreUse, history: number): void {
 	const recorded = new Set<string>();
 	const removed = new Set<string>();
 	for (const call of processedData.calls) for (const item of call.items) (call.operation === 'removeProcessed' ? removed : recorded).add(String(item));
-	const entries = orders.flatMap((order) => [order.id, `sent ${order.id}`]);
+	const entries = orderIds.flatMap((id) => [id, `sent ${id}`]);
 	const notRecorded = entries.filter((entry) => !recorded.has(entry)).length;
 	const gone = entries.filter((entry) => removed.has(entry)).length;
-	const sample = [orders[0], orders[Math.floor(orders.length / 2)], orders[orders.length - 1]];
-	const forgotten = sample.flatMap((order) => [order.id, `sent ${order.id}`]).filter((entry) => !processedData.remembers(entry));
+	const sample = [orderIds[0], orderIds[Math.floor(orderIds.length / 2)], orderIds[orderIds.length - 1]];
+	const forgotten = sample.flatMap((id) => [id, `sent ${id}`]).filter((entry) => !processedData.remembers(entry));
 	if (notRecorded + gone + use.overwrites + forgotten.length > 0) {
 		throw new Error(
 			`${label}: of ${entries.length} keys and marks ${notRecorded} were never recorded and ${gone} were removed; ` +
