@@ -4,11 +4,14 @@
  * them in as few requests as is fair (docs/behaviour.md, The Account's Requests):
  * - each execution has at most one request under way, the account `MAX_REQUESTS_UNDER_WAY`, the
  *   second only beside one that has taken `SECOND_REQUEST_AFTER_MS`;
- * - the execution that has waited longest leads the next request, and those whose whole rest fits
- *   the room left join it, so a small order never waits behind or inside a large request;
+ * - the execution that has waited longest leads the next request, and, where its request carries
+ *   all it has (it is no bulk), those whose whole rest fits the room left join it, so a small
+ *   order never waits behind or inside a large request;
  * - keys are claimed as their transactions leave and given back when the service refuses a
  *   request (SendJob), so nothing waiting holds a key; a 429 or 503 pauses the account (the gate);
- * - Max Wait Seconds counts only time the service took none of an execution's transactions.
+ * - Max Wait Seconds counts only time the service took none of an execution's transactions;
+ * - a request, once made, is never aborted: its answer decides; a fault of this code fails the
+ *   job it came from, and the loop never runs on without giving n8n's thread a turn.
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -22,7 +25,7 @@ import { seconds } from '../../helpers/numbers';
 import { joinBodies } from './packing';
 import type { QueueReport } from './results';
 import type { Part, SendJob } from './sendJob';
-import { chooseParts } from './sendJob';
+import { chooseRequestParts } from './sendJob';
 
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
@@ -48,7 +51,7 @@ export class AccountSender {
 	private readonly jobs: SendJob[] = [];
 
 	/** How to leave the account's gate, per job: while a job waits, its credential's pace counts. */
-	private readonly leaving = new Map<SendJob, () => void>();
+	private readonly gateExits = new Map<SendJob, () => void>();
 
 	/** When each request under way started. */
 	private readonly underWay: number[] = [];
@@ -73,7 +76,7 @@ export class AccountSender {
 	submit(job: SendJob, credential: ICredentialDataDecryptedObject | undefined): void {
 		this.countWaits();
 		this.jobs.push(job);
-		this.leaving.set(job, this.gate.enter(credential));
+		this.gateExits.set(job, this.gate.enter(credential));
 		this.wake();
 		if (!this.pumping) void this.pump();
 	}
@@ -87,7 +90,7 @@ export class AccountSender {
 	private async pump(): Promise<void> {
 		this.pumping = true;
 		try {
-			for (this.tidy(); this.jobs.length > 0; this.tidy()) {
+			for (this.endStoppedOrOverdueJobs(); this.jobs.length > 0; this.endStoppedOrOverdueJobs()) {
 				const waiting = this.jobs.filter((job) => job.isWaiting);
 				const wait = Math.max(this.gate.waitMs(), this.placeInMs());
 				if (waiting.length === 0 || wait > 0) {
@@ -105,7 +108,7 @@ export class AccountSender {
 		} catch (error) {
 			// A fault of this code outside any one job's work: nobody may wait for ever.
 			for (const job of this.jobs) if (job.isWaiting) job.giveUp(`Not sent: ${(error as Error).message}`, 'It was not sent, so running it again sends it once.');
-			this.tidy();
+			this.endStoppedOrOverdueJobs();
 			await this.nap(1);
 		} finally {
 			this.pumping = false;
@@ -135,8 +138,8 @@ export class AccountSender {
 		this.reason = this.gate.whyWaiting() || BUSY;
 	}
 
-	/** Counts the waits, gives up the waiting jobs that were stopped or waited past Max Wait Seconds, and forgets finished jobs. */
-	private tidy(): void {
+	/** Counts the waits, ends the waiting jobs that were stopped or waited past Max Wait Seconds (not sent), and forgets finished jobs. */
+	private endStoppedOrOverdueJobs(): void {
 		this.countWaits();
 		const now = monotonicMs();
 		for (const job of this.jobs) {
@@ -148,23 +151,23 @@ export class AccountSender {
 			const job = this.jobs[index];
 			if (!job.isFinished) continue;
 			this.jobs.splice(index, 1);
-			this.leaving.get(job)?.();
-			this.leaving.delete(job);
+			this.gateExits.get(job)?.();
+			this.gateExits.delete(job);
 		}
 	}
 
 	private expire(job: SendJob): void {
 		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.waits.whyUnserved()}`;
-		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusals}.`);
+		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusedRequests}.`);
 	}
 
 	/**
-	 * The next request's parts (`chooseParts`), their keys claimed. A fault while a job's keys are
+	 * The next request's parts (`chooseRequestParts`), their keys claimed. A fault while a job's keys are
 	 * claimed fails that job's part as not sent; the others go on.
 	 */
 	private async compose(waiting: readonly SendJob[]): Promise<Part[]> {
 		const parts: Part[] = [];
-		chooseParts(parts, waiting, this.accountLimit);
+		chooseRequestParts(parts, waiting, this.accountLimit);
 		const claimed = await Promise.all(
 			parts.map(async (part) => {
 				try {
@@ -201,7 +204,7 @@ export class AccountSender {
 			for (const { job } of leaving) {
 				job.depart();
 				job.note.companions += leaving.length - 1;
-				earlierAttempts = Math.max(earlierAttempts, job.refusals);
+				earlierAttempts = Math.max(earlierAttempts, job.refusedRequests);
 			}
 			posted = true;
 			let reports: QueueReport[];
@@ -239,8 +242,8 @@ export class AccountSender {
 		}
 		if (tooLarge) this.accountLimit = Math.min(this.accountLimit, Math.floor(bytes / 2));
 		else if (!asksToSlowDown(status)) {
-			const refusals = parts.reduce((most, { job }) => Math.max(most, job.refusals + 1), 0);
-			this.gate.pause(retryDelayMs(refusals - 1, undefined), 'the service could not be reached');
+			const refused = parts.reduce((most, { job }) => Math.max(most, job.refusedRequests + 1), 0);
+			this.gate.pause(retryDelayMs(refused - 1, undefined), 'the service could not be reached');
 		}
 		const reason = tooLarge ? 'the service refused a request as too large (413)' : this.gate.whyWaiting() || 'the service refused a request';
 		await Promise.all(parts.map(async ({ job, body }) => await job.sendAgain(body, reason)));

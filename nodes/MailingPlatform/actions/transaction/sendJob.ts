@@ -54,7 +54,7 @@ export interface Part {
  * request. `accountLimit`: the largest body the account takes. A job whose packing throws (a fault
  * of this code) ends, its transactions not sent, and the others go on.
  */
-export function chooseParts(parts: Part[], waiting: readonly SendJob[], accountLimit: number): void {
+export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], accountLimit: number): void {
 	let limit = accountLimit;
 	let size = 0;
 	for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
@@ -64,7 +64,7 @@ export function chooseParts(parts: Part[], waiting: readonly SendJob[], accountL
 		let body: Body | undefined;
 		try {
 			// Joined, the two arrays share one pair of brackets.
-			body = job.nextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+			body = job.packNextBody(leading ? jobLimit : jobLimit - size + 1, leading);
 		} catch (fault) {
 			job.giveUp(`Not sent: ${(fault as Error).message}`, 'It was not sent, so running it again sends it once.');
 			continue;
@@ -86,7 +86,7 @@ export class SendJob {
 	readonly waits: WaitClock;
 
 	/** Requests that carried some of its transactions and were refused (429, 503, 413, not reached). */
-	refusals = 0;
+	refusedRequests = 0;
 
 	/** The execution was stopped: nothing more of it is sent. */
 	withdrawn = false;
@@ -138,12 +138,12 @@ export class SendJob {
 	}
 
 	/**
-	 * Its next body within `room` bytes, or undefined (PackingCursor.next): joining a request, only
-	 * a body that holds all it has left, so that a large execution never makes a small one's
-	 * request slow. Refusals on the way become outcomes; without continue-on-fail the job ends at
-	 * the first.
+	 * Packs its next body within `room` bytes, or answers undefined (PackingCursor.next): joining
+	 * a request, only a body that holds all it has left, so that a large execution never makes a
+	 * small one's request slow. A transaction no request can carry becomes its item's outcome on
+	 * the way; without continue-on-fail that ends the job, as does having nothing left.
 	 */
-	nextBody(room: number, leading: boolean): Body | undefined {
+	packNextBody(room: number, leading: boolean): Body | undefined {
 		const body = this.packing.next(room, leading, (refusal) => {
 			this.decide(refusedOutcome(refusal, this.packing.order, this.queued), this.settings.stopAtFailure);
 			return !this.finished;
@@ -199,7 +199,7 @@ export class SendJob {
 	 * back, so that nothing waiting holds a key, and its transactions wait for the next request.
 	 */
 	async sendAgain(body: Body, reason: string): Promise<void> {
-		this.refusals++;
+		this.refusedRequests++;
 		this.waits.refused(reason, this.departedAtMs);
 		await this.putBack(body);
 	}

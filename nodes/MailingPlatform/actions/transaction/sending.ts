@@ -158,7 +158,11 @@ export async function sendTransactions(context: IExecuteFunctions, transactions:
 	return job.outcomes;
 }
 
-/** Dry Run: the request each transaction would go in, packed exactly as `sendTransactions` packs, and the same refusals. */
+/**
+ * Dry Run: the request each transaction would go in and the same refusals, packed as an execution
+ * alone packs at Max Request Bytes: sending may pack smaller bodies where the service taught a
+ * lower limit (413) or where other executions' transactions share a request.
+ */
 export function packForDryRun(transactions: ReadonlyArray<unknown>, order: readonly number[], limits: { maxRequestBytes: number; stopAtFailure: boolean }): Outcome[] {
 	const outcomes: Outcome[] = [];
 	let number = 0;
