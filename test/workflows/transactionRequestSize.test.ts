@@ -28,6 +28,20 @@ describe('transaction › create in a workflow: request size', () => {
 		expect(double().transactions.queuedOrderIds()).toEqual(orderIds(3000));
 	});
 
+	it('keeps the limit a 413 taught for the next executions, after the account had nothing to send', async () => {
+		double().faults.entityLimitBytes = 100_000;
+		const items = Array.from({ length: 40 }, (_, index) => order(index, 8000));
+		await runNode({ credentials: credentials(), parameters: jsonMode, items });
+		const refusedFirst = double().requestsTo('transactions').filter((request) => request.status === 413).length;
+		const before = double().requestsTo('transactions').length;
+
+		const later = await runNode({ credentials: credentials(), parameters: jsonMode, items });
+
+		expect(refusedFirst).toBeGreaterThan(0);
+		expect(later.main.every((json) => json.queued === true)).toBe(true);
+		expect(double().requestsTo('transactions').slice(before).map((request) => request.status)).not.toContain(413);
+	});
+
 	it('delivers every transaction exactly once when the service’s real limit is 1,000,000 bytes', async () => {
 		double().faults.entityLimitBytes = 1_000_000;
 		double().transactions.keepTransactions = false;

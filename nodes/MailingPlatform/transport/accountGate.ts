@@ -77,11 +77,6 @@ export class AccountGate {
 		if (this.nextStartMs > now) return `the credential's Max Requests per Second (${Math.round(this.startPace * 10) / 10})`;
 		return '';
 	}
-
-	/** Whether forgetting the gate changes nothing: nobody uses it and no pause or pacing still holds. */
-	isIdle(): boolean {
-		return this.paces.length === 0 && this.waitMs() === 0;
-	}
 }
 
 const gates = new Map<string, AccountGate>();
@@ -100,9 +95,11 @@ export function accountOf(data: ICredentialDataDecryptedObject | undefined): str
 	return account;
 }
 
-/** The account's gate; gates nobody needs any more are forgotten on the way. */
+/**
+ * The account's gate, kept for the process's life (a few fields while idle), so that the
+ * account's sender, which keeps what a 413 taught it as long, always meets the same gate.
+ */
 export function gateOf(data: ICredentialDataDecryptedObject | undefined): AccountGate {
-	for (const [account, gate] of gates) if (gate.isIdle()) gates.delete(account);
 	const account = accountOf(data);
 	let gate = gates.get(account);
 	if (gate === undefined) gates.set(account, (gate = new AccountGate()));

@@ -58,7 +58,7 @@ export class AccountSender {
 
 	private pumping = false;
 
-	/** The largest body the account takes, as a 413 taught it (half the refused body); it only falls, and is forgotten with the sender. */
+	/** The largest body the account takes, as a 413 taught it (half the refused body); it only falls, for the process's life. */
 	private accountLimit = Number.POSITIVE_INFINITY;
 
 	/** Why the jobs waiting since the last count waited. */
@@ -69,7 +69,6 @@ export class AccountSender {
 	constructor(
 		private readonly gate: AccountGate,
 		private readonly post: PostBody,
-		private readonly onIdle: () => void = () => {},
 	) {}
 
 	/** Takes a job; while it waits, the Max Requests per Second of its `credential` counts at the account's gate. */
@@ -113,7 +112,6 @@ export class AccountSender {
 		} finally {
 			this.pumping = false;
 			if (this.jobs.length > 0) void this.pump();
-			else this.onIdle();
 		}
 	}
 

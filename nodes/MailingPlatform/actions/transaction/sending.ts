@@ -108,12 +108,15 @@ const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlier
 
 const senders = new Map<string, AccountSender>();
 
-/** The sender of the account `data` names, made on first use and forgotten once it has nothing to send. */
+/**
+ * The sender of the account `data` names, made on first use and kept for the process's life (a
+ * few fields while idle), so that what a 413 taught it holds between busy spells.
+ */
 function senderOf(data: ICredentialDataDecryptedObject | undefined): AccountSender {
 	const account = accountOf(data);
 	let sender = senders.get(account);
 	if (sender === undefined) {
-		sender = new AccountSender(gateOf(data), postBody, () => senders.delete(account));
+		sender = new AccountSender(gateOf(data), postBody);
 		senders.set(account, sender);
 	}
 	return sender;
