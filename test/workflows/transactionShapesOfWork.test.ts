@@ -58,6 +58,22 @@ describe('transaction › create: a large execution beside one-order executions'
 	});
 });
 
+describe('transaction › create: one workflow’s slow store beside another workflow on the account', () => {
+	const { double, credentials } = useServiceDouble();
+
+	it('sends the other workflow’s order while the keyed one’s keys are still being claimed', async () => {
+		// Each read and write of n8n's store takes 0.3 s: the keyed claim takes 0.6 s.
+		processedData.latencyMs = 300;
+		const keyed = runNode({ credentials: credentials(), parameters: { ...jsonMode, options: { deduplicationKey: '={{ $json.content["order.id"] }}' } }, items: [order(0)] });
+		while (processedData.calls.length === 0) await sleep(5);
+		const other = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(1)], workflowId: 'another-workflow' });
+
+		expect(other.main[0].queued).toBe(true);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+		expect((await keyed).main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+	});
+});
+
 describe('transaction › create: n8n dies while keyed orders wait (model of n8n’s store)', () => {
 	const { double, credentials } = useServiceDouble();
 

@@ -99,7 +99,9 @@ export class AccountSender {
 					continue;
 				}
 				this.gate.takeStart();
-				const parts = await this.compose(waiting);
+				const parts: Part[] = [];
+				chooseRequestParts(parts, waiting, this.accountLimit);
+				// Not awaited: one workflow's slow store must not hold up the account's next request.
 				if (parts.length > 0) void this.send(parts);
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
 				else await this.nap(1);
@@ -159,13 +161,8 @@ export class AccountSender {
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusedRequests}.`);
 	}
 
-	/**
-	 * The next request's parts (`chooseRequestParts`), their keys claimed. A fault while a job's keys are
-	 * claimed fails that job's part as not sent; the others go on.
-	 */
-	private async compose(waiting: readonly SendJob[]): Promise<Part[]> {
-		const parts: Part[] = [];
-		chooseRequestParts(parts, waiting, this.accountLimit);
+	/** The keys of the parts claimed; a fault while a job's keys are claimed fails that job's part as not sent, and the others go on. */
+	private async claimed(parts: readonly Part[]): Promise<Part[]> {
 		const claimed = await Promise.all(
 			parts.map(async (part) => {
 				try {
@@ -181,14 +178,17 @@ export class AccountSender {
 	}
 
 	/**
-	 * Posts one request and hands each job its answer. What is stopped before the request leaves
-	 * stays out of it; once it leaves, nothing aborts it: the answer decides, as for any order.
+	 * Claims the keys of the chosen parts, posts one request and hands each job its answer. What
+	 * is stopped before the request leaves stays out of it; once it leaves, nothing aborts it: the
+	 * answer decides, as for any order.
 	 */
-	private async send(parts: Part[]): Promise<void> {
+	private async send(chosen: Part[]): Promise<void> {
 		const startedAt = monotonicMs();
 		this.underWay.push(startedAt);
 		let posted = false;
+		let parts = chosen;
 		try {
+			parts = await this.claimed(chosen);
 			const leaving: Part[] = [];
 			for (const part of parts) {
 				if (part.job.withdrawn) await part.job.putBack(part.body);
