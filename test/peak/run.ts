@@ -48,7 +48,7 @@ import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
 import { PEAK_SCENARIOS, type Scenario } from './scenarios';
 import { describeShapesOutcome, type ShapesOutcome, shapesPlan } from './shapesPlan';
-import { keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
+import { executionSpans, keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
@@ -180,6 +180,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 				n8nGroup: groupOf(server),
 				credentialData: async (id) => await credentialData(port, id),
 				historyEntries: async (workflowId) => await keyHistoryEntries(userFolder, workflowId),
+				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 			},
 			log,
 		);

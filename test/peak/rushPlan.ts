@@ -12,6 +12,7 @@ import { measureRushFlow, type RushFigures } from './rush';
 import { describeRush } from './rushReport';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
 import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows } from './rushWorkflows';
+import type { ExecutionSpan } from './sqliteExecutions';
 import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
 
 export interface RushRunEnvironment {
@@ -22,6 +23,7 @@ export interface RushRunEnvironment {
 	/** The credential's data as the running n8n holds it. */
 	credentialData(id: string): Promise<Record<string, unknown>>;
 	historyEntries(workflowId: string): Promise<number>;
+	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
 export interface RushOutcome {

@@ -15,6 +15,7 @@ import { atOnce, deliverPlan, shopOrders, type ShopOrder } from './delivery';
 import { type ExecutionStore, waitUntilEnded } from './executions';
 import { processGroupCpuMs } from './processGroupCpu';
 import { executionsOf, queuedTimes } from './rush';
+import type { ExecutionSpan } from './sqliteExecutions';
 import { type RushSettings, STEADY_CPU_RATIO_GOAL, STEADY_CPU_RATIO_LIMIT } from './rushSettings';
 import { batchBody, RUSH_FLOW_LABELS, type RushWorkflow, type SteadyFlow } from './rushWorkflows';
 
@@ -32,6 +33,7 @@ export interface SteadyEnvironment {
 	n8nGroup: number;
 	/** Entries in the keyed node's history row of n8n's store, as n8n saved it. */
 	historyEntries(workflowId: string): Promise<number>;
+	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
 export interface SteadyFigures {
@@ -42,11 +44,27 @@ export interface SteadyFigures {
 	executionMs: Record<SteadyFlow, { p50: number; p95: number }>;
 	/** CPU of n8n's process group during the flow's rounds, per order delivered in them, in milliseconds. */
 	cpuPerOrderMs: Record<SteadyFlow, number>;
+	/**
+	 * The flow's executions that started while another of them still ran: a steady state has few,
+	 * while overlapping keyed executions share their store calls, which hides the key's cost.
+	 */
+	overlapping: Record<SteadyFlow, number>;
 	/** What went wrong: orders not queued exactly once, executions that failed, POSTs not answered 200. */
 	problems: string[];
 }
 
 type Workflows = [RushWorkflow<'steadyKeyed'>, RushWorkflow<'steadyHttpRequest'>];
+
+/** How many of the executions started while an earlier-started one had not yet stopped. */
+function startedWhileAnotherRan(spans: ExecutionSpan[]): number {
+	let latestStop = Number.NEGATIVE_INFINITY;
+	let count = 0;
+	for (const { startedMs, stoppedMs } of [...spans].sort((a, b) => a.startedMs - b.startedMs)) {
+		if (startedMs < latestStop) count++;
+		latestStop = Math.max(latestStop, stoppedMs);
+	}
+	return count;
+}
 
 /** Delivers the fill batches one after another, each execution ended before the next. */
 async function fillHistory(environment: SteadyEnvironment, keyed: RushWorkflow<'steadyKeyed'>, settings: RushSettings): Promise<ShopOrder[]> {
@@ -105,6 +123,7 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 
 	const executionMs = {} as SteadyFigures['executionMs'];
 	const cpuPerOrderMs = {} as SteadyFigures['cpuPerOrderMs'];
+	const overlapping = {} as SteadyFigures['overlapping'];
 	for (const workflow of workflows) {
 		const orders = delivered.get(workflow.flow) ?? [];
 		const queued = queuedTimes(double, orders);
@@ -113,15 +132,17 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 		if (measured.failed.length > 0) problems.push(`${workflow.flow}: ${measured.failed.length} executions failed, e.g. ${measured.failed[0].id}: ${measured.failed[0].nodeErrors.join('; ').slice(0, 200)}`);
 		executionMs[workflow.flow] = measured.executionMs;
 		cpuPerOrderMs[workflow.flow] = cpuMs[workflow.flow] / orders.length;
+		const spans = await environment.executionSpans(workflow.file.id);
+		overlapping[workflow.flow] = startedWhileAnotherRan(measured.outcomes.map((outcome) => spans.get(outcome.id)).filter((span): span is ExecutionSpan => span !== undefined));
 	}
-	return { fillOrders: filled.length, fillSeconds, historyEntries, orders: perRound * ROUNDS, executionMs, cpuPerOrderMs, problems: problems.slice(0, 8) };
+	return { fillOrders: filled.length, fillSeconds, historyEntries, orders: perRound * ROUNDS, executionMs, cpuPerOrderMs, overlapping, problems: problems.slice(0, 8) };
 }
 
 /** The figures as lines; passes when nothing went wrong and keyed Create's CPU per order stays within the limit. */
 export function describeSteadyState(figures: SteadyFigures, settings: RushSettings): { lines: string[]; passed: boolean } {
 	const flowLine = (flow: SteadyFlow) => {
 		const { p50, p95 } = figures.executionMs[flow];
-		return `  ${RUSH_FLOW_LABELS[flow]}: CPU per order ${figures.cpuPerOrderMs[flow].toFixed(1)} ms; execution p50 ${Math.round(p50)} ms, p95 ${Math.round(p95)} ms`;
+		return `  ${RUSH_FLOW_LABELS[flow]}: CPU per order ${figures.cpuPerOrderMs[flow].toFixed(1)} ms; execution p50 ${Math.round(p50)} ms, p95 ${Math.round(p95)} ms; ${figures.overlapping[flow]} of ${figures.orders} started while another of the flow ran`;
 	};
 	const ratio = figures.cpuPerOrderMs.steadyKeyed / figures.cpuPerOrderMs.steadyHttpRequest;
 	const within = ratio <= STEADY_CPU_RATIO_LIMIT;
