@@ -8,11 +8,13 @@
  * measures the common flow (commonFlow.ts): the CPU one order per webhook call costs n8n through
  * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
  * more than 1.25 times as much. Last, a shop's rush against the account's request budget and the
- * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order.
+ * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order,
+ * or when keyed Create at the steady state costs more than 1.6 times the HTTP Request node's CPU.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [bulk] [crash] [--n8n=VERSION] [--keep]
- * (letters pick scenarios, with the common flow; `rush`, `bulk`, `crash` those parts; none: everything;
- * --n8n another release scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [--n8n=VERSION] [--keep]
+ * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
+ * steady state alone, `bulk`, `crash` those parts; none: everything; --n8n another release
+ * scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,7 +48,7 @@ import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
 import { PEAK_SCENARIOS, type Scenario } from './scenarios';
 import { describeShapesOutcome, type ShapesOutcome, shapesPlan } from './shapesPlan';
-import { keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
+import { executionSpans, keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
@@ -69,23 +71,25 @@ interface Selection {
 	scenarios: Scenario[];
 	commonFlow: boolean;
 	rush: boolean;
+	steady: boolean;
 	bulk: boolean;
 	crash: boolean;
 }
 
-const NAMED = ['rush', 'bulk', 'crash'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash'] as const;
 
-/** Scenario letters pick scenarios (with the common flow), `rush`, `bulk` and `crash` those parts; nothing picks everything. */
+/** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
 	const words = args.filter((arg) => !arg.startsWith('--'));
 	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, bulk: true, crash: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, steady: true, bulk: true, crash: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		commonFlow: letters.length > 0,
 		rush: words.includes('rush'),
+		steady: words.includes('rush') || words.includes('steady'),
 		bulk: words.includes('bulk'),
 		crash: words.includes('crash'),
 	};
@@ -106,7 +110,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, bulk: withBulk, crash: withCrash }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -128,7 +132,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, bul
 		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
-		const rush = withRush ? rushPlan(credential, double, selectedN8nVersion()) : undefined;
+		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush }) : undefined;
 		const shapes = withBulk || withCrash ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
@@ -176,6 +180,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, bul
 				n8nGroup: groupOf(server),
 				credentialData: async (id) => await credentialData(port, id),
 				historyEntries: async (workflowId) => await keyHistoryEntries(userFolder, workflowId),
+				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 			},
 			log,
 		);

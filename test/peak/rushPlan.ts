@@ -1,7 +1,7 @@
 /**
  * test:peak's rush as run.ts needs it: the credentials and workflows to import before n8n
- * starts, and the run itself once they are published: the four rush flows one after the other,
- * then the keyed flow at its steady state. Settings per n8n release: rushSettings.ts.
+ * starts, and the run itself once they are published: the four rush flows one after the other
+ * (unless left out), then the keyed flow at its steady state. Settings per n8n release: rushSettings.ts.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -12,6 +12,7 @@ import { measureRushFlow, type RushFigures } from './rush';
 import { describeRush } from './rushReport';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
 import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows } from './rushWorkflows';
+import type { ExecutionSpan } from './sqliteExecutions';
 import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
 
 export interface RushRunEnvironment {
@@ -22,33 +23,34 @@ export interface RushRunEnvironment {
 	/** The credential's data as the running n8n holds it. */
 	credentialData(id: string): Promise<Record<string, unknown>>;
 	historyEntries(workflowId: string): Promise<number>;
+	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
 export interface RushOutcome {
 	settings: RushSettings;
 	flows: RushFigures[];
 	steady: SteadyFigures;
-	/** Seconds each part took. */
+	/** Seconds each part took; no flows, no time. */
 	flowSeconds: number;
 	steadySeconds: number;
 	problems: string[];
 }
 
-export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string) {
+export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const paced = pacedCredential(sandbox, settings.budget.rate);
-	const flows = rushWorkflows(sandbox, paced, double);
+	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
 	const steady = steadyWorkflows(sandbox, double);
 	return {
 		settings,
-		credentials: [paced],
+		credentials: parts.flows ? [paced] : [],
 		workflowFiles: [...flows, ...steady].map((workflow) => workflow.file),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {
 			const problems: string[] = [];
 			// The field is new to the credential type: n8n must keep it as imported for the node to see it.
-			const data = await environment.credentialData(paced.id);
-			if (data.maxRequestsPerSecond !== settings.budget.rate) {
+			const data = parts.flows ? await environment.credentialData(paced.id) : undefined;
+			if (data !== undefined && data.maxRequestsPerSecond !== settings.budget.rate) {
 				problems.push(`the paced credential reached n8n with maxRequestsPerSecond ${JSON.stringify(data.maxRequestsPerSecond)}, not ${settings.budget.rate}`);
 			}
 			const results: RushFigures[] = [];
@@ -69,11 +71,12 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 export function describeRushOutcome(outcome: RushOutcome): { lines: string[]; passed: boolean } {
 	const rush = describeRush(outcome.flows, outcome.settings);
 	const steady = describeSteadyState(outcome.steady, outcome.settings);
+	const withFlows = outcome.flows.length > 0;
 	const lines = [
-		...rush.lines,
+		...(withFlows ? rush.lines : []),
 		...outcome.problems.map((problem) => `  ${problem}`),
 		...steady.lines,
-		`Rush took ${outcome.flowSeconds.toFixed(0)} s, the steady state ${outcome.steadySeconds.toFixed(0)} s.`,
+		`${withFlows ? `Rush took ${outcome.flowSeconds.toFixed(0)} s, the` : 'The'} steady state ${outcome.steadySeconds.toFixed(0)} s.`,
 	];
 	return { lines, passed: rush.passed && steady.passed && outcome.problems.length === 0 };
 }

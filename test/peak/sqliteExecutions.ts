@@ -50,24 +50,40 @@ export async function openSqliteExecutions(userFolder: string): Promise<Executio
 	};
 }
 
-/**
- * Entries in the largest history row n8n's deduplication store keeps for the workflow (one row
- * per node; its value is JSON whose `data` lists the entries' hashes), read once through a
- * connection of its own.
- */
-export async function keyHistoryEntries(userFolder: string, workflowId: string): Promise<number> {
+/** The rows of one query, read through a connection of its own, closed after. */
+async function queryOnce(userFolder: string, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
 	const sqlite3 = createRequire(n8nBin())('sqlite3') as Sqlite3;
 	const file = join(userFolder, '.n8n', 'database.sqlite');
 	const database = await new Promise<SqliteDatabase>((resolve, reject) => {
 		const opened = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(opened)));
 	});
 	try {
-		const rows = await new Promise<Array<Record<string, unknown>>>((resolve, reject) =>
-			database.all('SELECT value FROM processed_data WHERE workflowId = ?', [workflowId], (error, found) => (error ? reject(error) : resolve(found))),
-		);
-		const sizes = rows.map((row) => (JSON.parse(String(row.value)) as { data?: unknown }).data).map((data) => (Array.isArray(data) ? data.length : 0));
-		return Math.max(0, ...sizes);
+		return await new Promise<Array<Record<string, unknown>>>((resolve, reject) => database.all(sql, params, (error, found) => (error ? reject(error) : resolve(found))));
 	} finally {
 		await new Promise<void>((resolve) => database.close(() => resolve()));
 	}
+}
+
+/**
+ * Entries in the largest history row n8n's deduplication store keeps for the workflow (one row
+ * per node; its value is JSON whose `data` lists the entries' hashes).
+ */
+export async function keyHistoryEntries(userFolder: string, workflowId: string): Promise<number> {
+	const rows = await queryOnce(userFolder, 'SELECT value FROM processed_data WHERE workflowId = ?', [workflowId]);
+	const sizes = rows.map((row) => (JSON.parse(String(row.value)) as { data?: unknown }).data).map((data) => (Array.isArray(data) ? data.length : 0));
+	return Math.max(0, ...sizes);
+}
+
+export interface ExecutionSpan {
+	startedMs: number;
+	stoppedMs: number;
+}
+
+/** When each ended execution of the workflow started and stopped (n8n's startedAt and stoppedAt), in milliseconds of the epoch, by execution id. */
+export async function executionSpans(userFolder: string, workflowId: string): Promise<Map<string, ExecutionSpan>> {
+	// julianday keeps the milliseconds of n8n's UTC text; 2440587.5 is the epoch's Julian day.
+	const epochMs = (column: string) => `(julianday(${column}) - 2440587.5) * 86400000`;
+	const sql = `SELECT id, ${epochMs('startedAt')} AS started, ${epochMs('stoppedAt')} AS stopped FROM execution_entity WHERE workflowId = ? AND stoppedAt IS NOT NULL AND startedAt IS NOT NULL`;
+	const rows = await queryOnce(userFolder, sql, [workflowId]);
+	return new Map(rows.map((row) => [String(row.id), { startedMs: Number(row.started), stoppedMs: Number(row.stopped) }]));
 }
