@@ -66,9 +66,6 @@ const BY_RELEASE: Record<string, RushSettings> = {
 		...AT_2_8,
 		ordersPerSecond: 20,
 		budget: { rate: 2, burst: 2, retryAfter: '1' },
-		// At 20 per second its keyed executions (p50 about 60 ms) mostly overlapped and shared their store calls.
-		steadyOrders: 250,
-		steadyOrdersPerSecond: 5,
 		crash: { ...AT_2_8.crash, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '10' } },
 	},
 };
