@@ -89,6 +89,13 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	 */
 	readonly planned = new Map<number, 'fail' | 'undo'>();
 
+	/**
+	 * Stale writes of another process, by the number of the call they precede: that process read
+	 * the row just before the call and writes what it read back this many milliseconds later,
+	 * undoing every change made meanwhile.
+	 */
+	readonly staleWrites = new Map<number, number>();
+
 	/** The database whose errors the store gives. */
 	database: StoreDatabase = 'sqlite';
 
@@ -117,6 +124,7 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.overwrites = 0;
 		this.meeting = undefined;
 		this.planned.clear();
+		this.staleWrites.clear();
 	}
 
 	/**
@@ -225,6 +233,14 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	private record(operation: StoreCall['operation'], items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): StoreOwner {
 		const owner = ownerOf(scope, context);
 		this.calls.push({ operation, items: [...items], scope, ...owner, options: { ...options } });
+		const staleAfterMs = this.staleWrites.get(this.calls.length);
+		const read = this.rows.get(rowKey(owner));
+		if (staleAfterMs !== undefined && read !== undefined) {
+			void sleep(staleAfterMs).then(() => {
+				this.overwrites++;
+				this.rows.set(rowKey(owner), read);
+			});
+		}
 		return owner;
 	}
 

@@ -121,7 +121,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
 		expect(result.main[0].message).toBe(
-			'Its Deduplication Key "A-0" could not be confirmed in n8n\'s store (in 2 s and 12 tries n8n\'s store did not keep it: another n8n process kept writing this node\'s history meanwhile): a delivery of the same item in another n8n process at this moment may send it again.',
+			'Its Deduplication Key "A-0" could not be confirmed in n8n\'s store (in 3 s and 8 tries n8n\'s store did not keep it: another n8n process kept writing this node\'s history meanwhile): a delivery of the same item in another n8n process at this moment may send it again.',
 		);
 		expect(processedData.remembers('A-0')).toBe(false);
 	});

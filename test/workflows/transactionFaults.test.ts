@@ -110,12 +110,21 @@ const rows: Row[] = [
 		},
 	},
 	{
-		// Another process undoes the claim and the settlement's first rounds, while each call takes 0.4 s, as a process starved of CPU sees them.
+		// Another process undoes the claim and the settlement's first four rounds, while each call takes 0.4 s, as a process starved of CPU sees them.
 		position: 'the confirmation runs out of time on a starved CPU while another process rewrites the row',
 		promised: 'queued',
 		strike: () => {
 			processedData.latencyMs = 200;
-			for (let number = 1; number <= 7; number++) processedData.planned.set(number, 'undo');
+			for (let number = 1; number <= 5; number++) processedData.planned.set(number, 'undo');
+		},
+	},
+	{
+		// The case of two queue-mode workers: the other's call read the row before the claim and writes it back 0.3 s after.
+		position: 'another process’s call that read before the claim writes after the send',
+		promised: 'queued',
+		strike: () => {
+			processedData.seed(['earlier order']);
+			processedData.staleWrites.set(1, 300);
 		},
 	},
 	{

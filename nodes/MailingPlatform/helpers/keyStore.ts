@@ -9,14 +9,16 @@ import { monotonicMs } from '../transport/accountGate';
  * change, and two first calls collide on inserting the row. Here every call for one workflow's
  * node waits its turn in this process, calls of one kind waiting together go as one, and a
  * first-use collision with another process is tried again. Each call costs n8n's one thread a
- * read, parse, rewrite and write of the whole row, so a call that may wait (a settlement) waits
- * up to `GATHER_MS` for another (the next order's claim) to share its rewrite.
+ * read, parse, rewrite and write of the whole row, so a call that may wait (a key's
+ * confirmation) goes with the first call made after the moment it may go, or alone `GATHER_MS`
+ * after that moment: at a steady stream of orders, confirmations ride in the next claims.
  */
 
 type Waiting = {
 	kind: 'record' | 'remove';
-	/** Until when it waits for company; undefined: it goes at once. */
-	gatherUntilMs?: number;
+	/** The call may go from this moment on (undefined: at once), and alone at `latestMs`. */
+	notBeforeMs?: number;
+	latestMs?: number;
 	keys: readonly string[];
 	context: IExecuteFunctions;
 	options: ICheckProcessedOptions;
@@ -24,10 +26,7 @@ type Waiting = {
 	failed: (error: unknown) => void;
 };
 
-/**
- * A moment a settlement waits for the next claim: at 20 orders a second most meet one, and an
- * order alone ends this much later (its request has left already).
- */
+/** How long a call that may wait waits for company once it may go: at 20 orders a second most meet a claim. */
 const GATHER_MS = 100;
 
 /** The calls waiting for one workflow's node, and how to wake its worker when a call that goes at once arrives. */
@@ -64,12 +63,16 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-/** Resolves when every waiting call may go: the first of them to stop waiting for company has, or one that goes at once arrived. */
-async function gathered(queue: Queue): Promise<void> {
+const isDue = (waiting: Waiting, now: number) => waiting.latestMs === undefined || waiting.latestMs <= now;
+const mayGo = (waiting: Waiting, now: number) => waiting.notBeforeMs === undefined || waiting.notBeforeMs <= now;
+
+/** The first waiting call that must go now, once there is one: one made to go at once, or one whose company did not come. */
+async function firstDue(queue: Queue): Promise<Waiting> {
 	for (;;) {
-		const until = queue.calls.reduce((first, waiting) => Math.min(first, waiting.gatherUntilMs ?? 0), Number.POSITIVE_INFINITY);
-		const waitMs = until - monotonicMs();
-		if (waitMs <= 0) return;
+		const now = monotonicMs();
+		const due = queue.calls.find((waiting) => isDue(waiting, now));
+		if (due !== undefined) return due;
+		const waitMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.latestMs ?? now), Number.POSITIVE_INFINITY) - now;
 		await Promise.race([sleep(waitMs), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
 	}
@@ -79,12 +82,12 @@ async function gathered(queue: Queue): Promise<void> {
 async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
 	while (queue.length > 0) {
-		await gathered(waitingCalls);
-		// Every waiting call of the first one's kind goes with it, not only the next ones: at a rush,
-		// settlements of finished sends and claims of new orders share one rewrite of the row. Calls
-		// of one key never wait together (`hold`), so their order among other keys' calls is free.
-		const [first] = queue;
-		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries;
+		const first = await firstDue(waitingCalls);
+		// Every waiting call of its kind that may go goes with it, not only the next ones: at a rush,
+		// confirmations of finished sends and claims of new orders share one rewrite of the row.
+		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
+		const now = monotonicMs();
+		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries && mayGo(waiting, now);
 		const batch = queue.filter(together);
 		let left = 0;
 		for (const waiting of queue) if (!together(waiting)) queue[left++] = waiting;
@@ -140,16 +143,16 @@ function nodeIdOf(context: IExecuteFunctions): string {
 	return id;
 }
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, gather: boolean): Promise<Set<string>> {
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, notBeforeMs?: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const gatherUntilMs = gather ? monotonicMs() + GATHER_MS : undefined;
-		const waiting: Waiting = { kind, gatherUntilMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const latestMs = notBeforeMs === undefined ? undefined : Math.max(notBeforeMs, monotonicMs()) + GATHER_MS;
+		const waiting: Waiting = { kind, notBeforeMs, latestMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
-			if (!gather) queue.wake();
+			queue.wake();
 			return;
 		}
 		const fresh: Queue = { calls: [waiting], wake: () => {} };
@@ -161,10 +164,13 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 /** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
 export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/** Records the entries and answers those recorded already; with `gather`, the call may wait a moment to share its rewrite of the row. */
-		record: async (keys: readonly string[], gather = false) => await enqueue(context, 'record', keys, maxEntries, gather),
+		/**
+		 * Records the entries and answers those recorded already; with `notBeforeMs`, not before that
+		 * moment (of `monotonicMs`), and with the first call made after it, to share its rewrite.
+		 */
+		record: async (keys: readonly string[], notBeforeMs?: number) => await enqueue(context, 'record', keys, maxEntries, notBeforeMs),
 		remove: async (keys: readonly string[]) => {
-			await enqueue(context, 'remove', keys, maxEntries, false);
+			await enqueue(context, 'remove', keys, maxEntries);
 		},
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 	};

@@ -75,35 +75,37 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
 }
 
 /**
- * Another process (a queue-mode worker) that read the history before this one's change and
- * writes after it undoes the change. So kept keys are recorded again until a round finds them
- * all there: once a round is not overlapped by another process's call, the change holds. At a
- * peak the other process writes all the time and about every other round is overlapped, so the
- * rounds go on for `CONFIRM_FOR_MS`, and for at least `MIN_CONFIRM_ROUNDS`, since a process
- * starved of CPU gets few rounds into that time while the other keeps writing. Released keys are removed again
- * `REMOVE_ROUNDS` times (removal cannot be read back). Rounds are some 100 ms apart, longer than
- * a call of the store takes, at random so that two processes confirming at once do not keep
- * meeting.
+ * Another process (a queue-mode worker) whose call read the history before this one's change and
+ * writes after it undoes the change; n8n's store has no lock and no way to tell. A call takes
+ * milliseconds from its read to its write, longer on a starved CPU, but hardly `STALE_WRITE_MS`:
+ * so a kept key counts as confirmed only by a round that reads the history that long after the
+ * key was last written (a round sooner could be undone after it by such a call). A round that
+ * does not find it writes it again, and the next waits as long again, for `CONFIRM_FOR_MS` and at
+ * least `MIN_CONFIRM_ROUNDS` rounds. While it waits, a round goes with the next order's claim, so
+ * that at a steady stream of orders both share one rewrite of the row. Released keys are removed
+ * `REMOVE_ROUNDS` times, some 100 ms apart (removal cannot be read back).
  */
-const CONFIRM_FOR_MS = 2000;
-const MIN_CONFIRM_ROUNDS = 12;
+const STALE_WRITE_MS = 400;
+const CONFIRM_FOR_MS = 3000;
+const MIN_CONFIRM_ROUNDS = 8;
 const REMOVE_ROUNDS = 3;
 const roundDelayMs = () => 50 + Math.random() * 100;
 
 /**
- * Records `entries` until a round finds them there, and answers whether one did; the first round
- * adds `fresh` ones (the marks), which only later rounds expect.
+ * Records `kept` and `fresh` (the marks) until a round that reads the history `STALE_WRITE_MS`
+ * after the keys were last written (`writtenAtMs`) finds every kept key, and answers whether one
+ * did. The marks only tell a later delivery "sent" from "outcome unknown", so they are written
+ * in the first round and not confirmed.
  */
-async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[]): Promise<boolean> {
-	const entries = [...kept, ...fresh];
-	if (entries.length === 0) return true;
+async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[], writtenAtMs: number): Promise<boolean> {
+	if (kept.length === 0 && fresh.length === 0) return true;
 	const until = monotonicMs() + CONFIRM_FOR_MS;
+	let lastWrittenMs = writtenAtMs;
 	for (let round = 1; ; round++) {
-		if (round > 1) await sleep(roundDelayMs());
-		// The first round may wait a moment for the next order's claim, to share its rewrite of the row.
-		const recordedBefore = await store.record(entries, round === 1);
-		if ((round === 1 ? kept : entries).every((entry) => recordedBefore.has(entry))) return true;
-		if (round >= MIN_CONFIRM_ROUNDS && monotonicMs() >= until) return false;
+		const recordedBefore = await store.record(round === 1 ? [...kept, ...fresh] : kept, lastWrittenMs + STALE_WRITE_MS);
+		if (kept.every((entry) => recordedBefore.has(entry))) return true;
+		lastWrittenMs = monotonicMs();
+		if (round >= MIN_CONFIRM_ROUNDS && lastWrittenMs >= until) return false;
 	}
 }
 
@@ -141,6 +143,9 @@ export class KeyClaims {
 	/** Keys this execution recorded in n8n's store, by item index, until they are settled or given back. */
 	private readonly claimed = new Set<number>();
 
+	/** When each item's key was last recorded by a claim. */
+	private readonly claimedAtMs = new Map<number, number>();
+
 	/**
 	 * Keys given back after a refusal whose removal may not hold (it failed, or another process
 	 * undid it): found taken again, with no mark, they are still this execution's own.
@@ -177,7 +182,9 @@ export class KeyClaims {
 			return [this.notAsked(itemIndexes, error)];
 		}
 		const found: number[] = [];
+		const now = monotonicMs();
 		for (const itemIndex of itemIndexes) {
+			this.claimedAtMs.set(itemIndex, now);
 			if (taken.has(this.keys[itemIndex])) found.push(itemIndex);
 			else {
 				this.claimed.add(itemIndex);
@@ -269,7 +276,8 @@ export class KeyClaims {
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
 		try {
 			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
-			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex]))))) {
+			const writtenAtMs = Math.max(0, ...kept.map((itemIndex) => this.claimedAtMs.get(itemIndex) ?? 0));
+			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex])), writtenAtMs))) {
 				const reason = `in ${CONFIRM_FOR_MS / 1000} s and ${MIN_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
 				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
 			}
