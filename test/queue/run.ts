@@ -154,7 +154,7 @@ async function main(keep: boolean): Promise<void> {
 		figures.trigger = await runTrigger(triggerContext, ledger, unseen);
 		log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
 		figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
-		log('Orders arriving together (test:peak scenarios s, a, b, d), with the Deduplication Key and with the strict arrangement ...');
+		log('Orders arriving together (test:peak scenarios s, a, b, d; q and l of issue 42), with the Deduplication Key and with the strict arrangement ...');
 		const peakContext = { double, postgresPort: postgres.port, main: () => main, workers };
 		await runPeakScenarios(peakContext, runs, (run) => {
 			log(`(${run.letter}) ${run.variant} done`);
