@@ -10,6 +10,8 @@
  * not asserted: the limits the README names, orders the key sent twice and refused orders lost
  * in (d) when another worker's stale write brought their released key back.
  */
+import { performance } from 'node:perf_hooks';
+
 import type { CredentialToImport } from '../../scripts/n8n';
 import type { ServiceDouble } from '../double/server';
 import { sentEachOnce, type ScenarioFigures } from '../peak/judge';
@@ -60,8 +62,11 @@ export interface PeakContext {
 	workers: N8nInstance[];
 }
 
-/** Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets each run's figures as they come. */
-export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures) => void): Promise<void> {
+/**
+ * Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets
+ * each run's figures as they come, with the seconds it took: deliveries, executions and reading their outcomes.
+ */
+export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures, seconds: number) => void): Promise<void> {
 	await publishWorkflows(context.main().port, runs.map((run) => run.workflow.file.id));
 	await waitUntilPublished(context.postgresPort);
 	const environment: RunnerEnvironment = {
@@ -70,7 +75,11 @@ export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], on
 		webhookBase: () => `http://127.0.0.1:${context.main().port}/webhook`,
 		ranOn: async (ids) => await workersOf(context.workers, ids),
 	};
-	for (const { scenario, variant, workflow } of runs) onFigures(await runScenario(environment, scenario, variant, workflow));
+	for (const { scenario, variant, workflow } of runs) {
+		const started = performance.now();
+		const figures = await runScenario(environment, scenario, variant, workflow);
+		onFigures(figures, (performance.now() - started) / 1000);
+	}
 }
 
 /** With the key on two workers, a refused order can be lost only where the service refused some: (d). */
