@@ -43,7 +43,7 @@ function seededRandom(seed: number): () => number {
 }
 
 /** Every order at once; once their executions ended, every order again. */
-async function atOnceTwice(run: ScenarioRun, orders: ShopOrder[]): Promise<void> {
+export async function atOnceTwice(run: ScenarioRun, orders: ShopOrder[]): Promise<void> {
 	for (let pass = 0; pass < 2; pass++) {
 		await run.deliver(atOnce(orders));
 		await run.settle();

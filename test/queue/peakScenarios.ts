@@ -1,14 +1,17 @@
 /**
  * Check 4: orders arriving together, with executions on two workers. test:peak's scenarios
  * run on fresh workflows: (s), (a), (b) and (d) with the order id as Deduplication Key, whose
- * history is one row in Postgres that every execution reads and writes whole; (a), (b) and (d)
- * on the strict arrangement of examples/, a Redis counter in front of Create.
+ * history is one row in Postgres that every execution reads and writes whole, and issue 42's
+ * (q) and (l) (sequentialScenarios.ts); (a), (b) and (d) on the strict arrangement of
+ * examples/, a Redis counter in front of Create.
  * Asserted, as the README promises in queue mode: an order delivered again after its first
- * execution ended is sent once (s); with the key no execution fails and no order is lost where
+ * execution ended is sent once (s, q, l); with the key no execution fails and no order is lost where
  * nothing was refused (a, b); the strict arrangement sends every order exactly once. Measured,
  * not asserted: the limits the README names, orders the key sent twice and refused orders lost
  * in (d) when another worker's stale write brought their released key back.
  */
+import { performance } from 'node:perf_hooks';
+
 import type { CredentialToImport } from '../../scripts/n8n';
 import type { ServiceDouble } from '../double/server';
 import { sentEachOnce, type ScenarioFigures } from '../peak/judge';
@@ -19,6 +22,7 @@ import { scenarioWorkflow, type ScenarioWorkflow, type Variant } from '../peak/w
 import { type N8nInstance, waitUntilPublished } from './cluster';
 import { workersOf } from './orders';
 import { postgresExecutions } from './postgresExecutions';
+import { SENT_ONCE_PROMISED, sequentialAcrossWorkers, sequentialOnLoadedMachine } from './sequentialScenarios';
 
 /** The example's Redis credential, pointed at the run's Redis; database 1 keeps the counters apart from n8n's queue in 0. */
 export function orderCounterCredential(redisPort: number): CredentialToImport {
@@ -32,6 +36,8 @@ export function orderCounterCredential(redisPort: number): CredentialToImport {
 
 const RUNS: Array<{ scenario: Scenario; variants: Variant[] }> = [
 	{ scenario: oneAfterTheOther, variants: ['keyed'] },
+	{ scenario: sequentialAcrossWorkers, variants: ['keyed'] },
+	{ scenario: sequentialOnLoadedMachine, variants: ['keyed'] },
 	{ scenario: distinctThenAgain, variants: ['keyed', 'strict'] },
 	{ scenario: twiceAtOnce, variants: ['strict', 'keyed'] },
 	{ scenario: refusedThenHealthy, variants: ['keyed', 'strict'] },
@@ -56,8 +62,11 @@ export interface PeakContext {
 	workers: N8nInstance[];
 }
 
-/** Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets each run's figures as they come. */
-export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures) => void): Promise<void> {
+/**
+ * Publishes the runs' workflows on the running main instance and runs each; `onFigures` gets
+ * each run's figures as they come, with the seconds it took: deliveries, executions and reading their outcomes.
+ */
+export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], onFigures: (figures: ScenarioFigures, seconds: number) => void): Promise<void> {
 	await publishWorkflows(context.main().port, runs.map((run) => run.workflow.file.id));
 	await waitUntilPublished(context.postgresPort);
 	const environment: RunnerEnvironment = {
@@ -66,7 +75,11 @@ export async function runPeakScenarios(context: PeakContext, runs: PeakRun[], on
 		webhookBase: () => `http://127.0.0.1:${context.main().port}/webhook`,
 		ranOn: async (ids) => await workersOf(context.workers, ids),
 	};
-	for (const { scenario, variant, workflow } of runs) onFigures(await runScenario(environment, scenario, variant, workflow));
+	for (const { scenario, variant, workflow } of runs) {
+		const started = performance.now();
+		const figures = await runScenario(environment, scenario, variant, workflow);
+		onFigures(figures, (performance.now() - started) / 1000);
+	}
 }
 
 /** With the key on two workers, a refused order can be lost only where the service refused some: (d). */
@@ -76,7 +89,7 @@ const lossIsTheNamedLimit = (figures: ScenarioFigures) => figures.letter === ref
 export function peakFailures(runs: ScenarioFigures[]): string[] {
 	return runs
 		.filter((figures) => {
-			if (figures.variant === 'strict' || figures.letter === oneAfterTheOther.letter) return !sentEachOnce(figures);
+			if (figures.variant === 'strict' || SENT_ONCE_PROMISED.has(figures.letter)) return !sentEachOnce(figures);
 			const lost = lossIsTheNamedLimit(figures) ? 0 : figures.lost;
 			return lost > 0 || figures.failed > 0 || figures.missing > 0 || figures.webhookProblems > 0;
 		})
@@ -85,7 +98,7 @@ export function peakFailures(runs: ScenarioFigures[]): string[] {
 
 /** The README's named limits of the key across workers, as this run measured them: printed, not asserted. */
 export function keyLimitsMeasured(runs: ScenarioFigures[]): string {
-	const keyed = runs.filter((figures) => figures.variant === 'keyed' && figures.letter !== oneAfterTheOther.letter);
+	const keyed = runs.filter((figures) => figures.variant === 'keyed' && !SENT_ONCE_PROMISED.has(figures.letter));
 	const doubled = keyed.map((figures) => `(${figures.letter}) ${figures.doubled} of ${figures.orders}`).join(', ');
 	const lost = keyed.filter(lossIsTheNamedLimit).map((figures) => `(${figures.letter}) ${figures.lost} of ${figures.orders}`).join(', ');
 	return `the key's limits across two workers (README, Sending Safely), measured in this run, not asserted: sent twice ${doubled}; refused orders lost to a released key brought back ${lost}`;

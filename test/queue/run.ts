@@ -154,10 +154,10 @@ async function main(keep: boolean): Promise<void> {
 		figures.trigger = await runTrigger(triggerContext, ledger, unseen);
 		log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
 		figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
-		log('Orders arriving together (test:peak scenarios s, a, b, d), with the Deduplication Key and with the strict arrangement ...');
+		log('Orders arriving together (test:peak scenarios s, a, b, d; q and l of issue 42), with the Deduplication Key and with the strict arrangement ...');
 		const peakContext = { double, postgresPort: postgres.port, main: () => main, workers };
-		await runPeakScenarios(peakContext, runs, (run) => {
-			log(`(${run.letter}) ${run.variant} done`);
+		await runPeakScenarios(peakContext, runs, (run, took) => {
+			log(`(${run.letter}) ${run.variant} done in ${took.toFixed(1)} s`);
 			figures.peak.push(run);
 		});
 		log('A shop\'s rush across the workers against the account\'s request budget ...');
