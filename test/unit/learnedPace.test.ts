@@ -2,7 +2,7 @@
  * The account's gate learning the account's pace from the service's answers, on a clock the
  * test moves (`monotonicMs` reads `performance.now`) and with chance fixed.
  */
-import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import { AccountGate, PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
 import { INCREASE_PER_ACCEPTED } from '../../nodes/MailingPlatform/transport/learnedPace';
 
 const REFUSED = 'the service answered 429 (too many requests)';
@@ -49,7 +49,7 @@ describe('the account’s gate learning the account’s pace', () => {
 		const gate = new AccountGate();
 		for (let sent = 0; sent < 50; sent++) request(gate, sent % 7 === 0 ? 400 : 200, 1);
 
-		expect([gate.waitMs(), gate.whyWaiting()]).toEqual([0, '']);
+		expect([gate.waitMs(), gate.whyWaiting(), gate.largestBodyToRisk()]).toEqual([0, '', Number.POSITIVE_INFINITY]);
 	});
 
 	it('after a refusal paces at 0.7 of the requests the account took in the second before, and says so', () => {
@@ -75,6 +75,7 @@ describe('the account’s gate learning the account’s pace', () => {
 		const outage = new AccountGate();
 		for (let taken = 0; taken < 4; taken++) request(outage);
 		request(outage, 503);
+		expect(outage.largestBodyToRisk()).toBe(PROBE_BYTES);
 		waitForTurn(outage);
 		outage.takeStart();
 		expect(outage.waitMs()).toBe(0);
@@ -151,5 +152,20 @@ describe('the account’s gate learning the account’s pace', () => {
 
 		expect(gate.waitMs()).toBeCloseTo(1000 + 0.5 * (1000 / 2.8));
 		expect(gate.whyWaiting()).toBe(REFUSED);
+	});
+
+	it(`risks at most ${PROBE_BYTES} bytes after a refusal, until the account takes a request sent since`, () => {
+		const gate = new AccountGate();
+		gate.takeStart();
+		const underWay = nowMs;
+		nowMs += 5;
+		request(gate, 429);
+		expect(gate.largestBodyToRisk()).toBe(PROBE_BYTES);
+		gate.answered(underWay, 200, {});
+		expect(gate.largestBodyToRisk()).toBe(PROBE_BYTES);
+		waitForTurn(gate);
+		request(gate);
+
+		expect(gate.largestBodyToRisk()).toBe(Number.POSITIVE_INFINITY);
 	});
 });

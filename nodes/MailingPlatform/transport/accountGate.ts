@@ -20,6 +20,12 @@ export const monotonicMs = () => performance.now();
 /** Max Requests per Second as a credential holds it: empty, 0 or unreadable mean not paced. */
 const paceOf = (data: ICredentialDataDecryptedObject | undefined) => Math.max(0, Number(data?.maxRequestsPerSecond ?? 0) || 0);
 
+/**
+ * The largest body a request risks while the service may refuse it again (after a refusal, until
+ * the account takes a request sent since): about 1% of a full 9 MB request.
+ */
+export const PROBE_BYTES = 100_000;
+
 /** A start within this share of a pacing interval after the earliest allowed one was held back by the pace. */
 const HELD_BACK_SLACK = 0.25;
 
@@ -107,6 +113,14 @@ export class AccountGate {
 		const spreadMs = learned === undefined ? 0 : Math.max(0, this.nextStartMs - now - ms) + (Math.random() * 1000) / learned;
 		this.pausedUntilMs = Math.max(this.pausedUntilMs, now + ms + spreadMs);
 		this.pauseReason = reason;
+	}
+
+	/**
+	 * The largest body a request should risk now: `PROBE_BYTES` after a refusal until the account
+	 * takes a request sent since, so a bulk never uploads megabytes into a likely refusal; no limit otherwise.
+	 */
+	largestBodyToRisk(): number {
+		return this.learned.awaitingAcceptance ? PROBE_BYTES : Number.POSITIVE_INFINITY;
 	}
 
 	/** Why a request must wait now, for the execution hint and for messages; empty when it need not. */

@@ -40,6 +40,11 @@ export class LearnedPace {
 		return this.pace;
 	}
 
+	/** Whether a refusal is the latest news: the account has taken nothing sent since. */
+	get awaitingAcceptance(): boolean {
+		return this.lastRefusalMs > Number.NEGATIVE_INFINITY && !this.acceptedSinceRefusal;
+	}
+
 	/** The account took a request that started at `sentAtMs`; `heldBack` says whether the pace delayed its start. */
 	accepted(sentAtMs: number, heldBack: boolean): void {
 		const current = sentAtMs >= this.lastRefusalMs;
