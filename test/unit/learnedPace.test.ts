@@ -169,3 +169,25 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(gate.largestBodyToRisk()).toBe(Number.POSITIVE_INFINITY);
 	});
 });
+
+describe('the account’s gate and the service’s rate limit headers', () => {
+	it('waits until the reset where the service says no request is left, at most 30 s', () => {
+		const gate = new AccountGate();
+		request(gate, 200, 0, { ratelimit: 'limit=10, remaining=0, reset=3' });
+		expect(gate.waitMs()).toBe(3000);
+		expect(gate.whyWaiting()).toBe('the service said the account had no requests left (rate limit headers)');
+		nowMs += 3000;
+		request(gate, 200, 0, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3600' });
+
+		expect(gate.waitMs()).toBe(30_000);
+	});
+
+	it('never learns a pace above the rate the service declares', () => {
+		const gate = new AccountGate();
+		request(gate, 200, 10, { 'ratelimit-policy': '2;w=1' });
+		for (let taken = 0; taken < 9; taken++) request(gate);
+		request(gate, 429);
+
+		expect(paceOf(gate)).toBeCloseTo(2);
+	});
+});

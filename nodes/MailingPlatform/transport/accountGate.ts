@@ -12,7 +12,8 @@ import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { LearnedPace } from './learnedPace';
-import { asksToSlowDown, refusesForRate } from './retry';
+import { readRateLimits } from './rateLimitHeaders';
+import { asksToSlowDown, refusesForRate, RETRY } from './retry';
 
 /** Milliseconds of a clock no test or user changes: pauses and pacing must not follow `Date.now`. */
 export const monotonicMs = () => performance.now();
@@ -95,11 +96,18 @@ export class AccountGate {
 
 	/**
 	 * The service answered a request of the account that left at `sentAtMs` (`monotonicMs`): an
-	 * acceptance or a refusal for the account's rate (retry.ts, `refusesForRate`) teaches the pace.
+	 * acceptance or a refusal for the account's rate (retry.ts, `refusesForRate`) teaches the pace,
+	 * and rate limit headers, where a service sends them, declare its rate or that no request is
+	 * left until a reset.
 	 */
 	answered(sentAtMs: number, status: number, headers: Readonly<Record<string, string | undefined>> | undefined): void {
+		const limits = readRateLimits(headers);
+		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
 		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
 		else this.learned.accepted(sentAtMs, this.startHeldBack);
+		if (limits.spentForMs !== undefined) {
+			this.pause(Math.min(limits.spentForMs, RETRY.maxDelayMs), 'the service said the account had no requests left (rate limit headers)');
+		}
 	}
 
 	/**

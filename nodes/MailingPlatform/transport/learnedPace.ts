@@ -27,6 +27,9 @@ export class LearnedPace {
 	/** Requests per second; undefined until a refusal taught one. */
 	private pace: number | undefined;
 
+	/** The account's rate the service declares (RateLimit-Policy): the learned pace never rises above it. */
+	private declared = Number.POSITIVE_INFINITY;
+
 	/** Starts of accepted requests in the last window, for the first lesson only. */
 	private readonly recentAccepted: number[] = [];
 
@@ -43,6 +46,12 @@ export class LearnedPace {
 	/** Whether a refusal is the latest news: the account has taken nothing sent since. */
 	get awaitingAcceptance(): boolean {
 		return this.lastRefusalMs > Number.NEGATIVE_INFINITY && !this.acceptedSinceRefusal;
+	}
+
+	/** The service declared the account's rate: a ceiling for the learned pace. */
+	declare(perSecond: number): void {
+		this.declared = perSecond;
+		if (this.pace !== undefined) this.pace = this.bounded(this.pace);
 	}
 
 	/** The account took a request that started at `sentAtMs`; `heldBack` says whether the pace delayed its start. */
@@ -84,6 +93,6 @@ export class LearnedPace {
 	}
 
 	private bounded(pace: number): number {
-		return Math.max(SLOWEST_PACE, pace);
+		return Math.min(this.declared, Math.max(SLOWEST_PACE, pace));
 	}
 }
