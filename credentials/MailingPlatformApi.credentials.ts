@@ -99,9 +99,9 @@ export class MailingPlatformApi implements ICredentialType {
 			type: 'number',
 			default: 0,
 			typeOptions: { minValue: 0 },
-			hint: 'In queue mode each worker paces itself: give each a little under its share, e.g. 1.8 for an account budget of 4 with two workers',
+			hint: 'Optional: without it each n8n process learns the account’s pace from the service’s first refusal. In queue mode each worker paces itself: a little under its share (e.g. 1.8 for an account budget of 4 with two workers) avoids even that refusal',
 			description:
-				'The account’s request budget for this n8n process: every request of the account (sending, checks, reports, the trigger’s polls) is paced to at most this many per second, so the service refuses none. While credentials of one account with different values are in use, the smaller paces them all. 0: not paced; the nodes then follow the service’s 429 and 503 answers.',
+				'The account’s request budget for this n8n process: every request of the account (sending, checks, reports, the trigger’s polls) is paced to at most this many per second, so the service refuses none. While credentials of one account with different values are in use, the smaller paces them all. 0: not paced until the service refuses a request (429, 503); from then on the pace the account has shown it takes, which this setting, when set, also bounds.',
 		},
 	];
 

@@ -1,14 +1,19 @@
 /**
  * Each account's request budget in this n8n process. All executions of the process share the
  * package's modules, so every request of an account (the same Base URL and API key, whichever
- * credential or workflow holds them) passes one gate: it paces them to the credential's Max
- * Requests per Second, and when the service asks to slow down (429, 503) it pauses them all once,
- * instead of every execution retrying on its own.
+ * credential or workflow holds them) passes one gate. It paces them to the credential's Max
+ * Requests per Second and to the pace the service's refusals taught (learnedPace.ts), and when the
+ * service asks to slow down (429, 503) it pauses them all once, instead of every execution
+ * retrying on its own.
  */
 import { createHash } from 'node:crypto';
 
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
+
+import { LearnedPace } from './learnedPace';
+import { readRateLimits } from './rateLimitHeaders';
+import { asksToSlowDown, refusesForRate, RETRY } from './retry';
 
 /** Milliseconds of a clock no test or user changes: pauses and pacing must not follow `Date.now`. */
 export const monotonicMs = () => performance.now();
@@ -16,14 +21,30 @@ export const monotonicMs = () => performance.now();
 /** Max Requests per Second as a credential holds it: empty, 0 or unreadable mean not paced. */
 const paceOf = (data: ICredentialDataDecryptedObject | undefined) => Math.max(0, Number(data?.maxRequestsPerSecond ?? 0) || 0);
 
+/**
+ * The largest body a request risks while the service may refuse it again (after a refusal, until
+ * the account takes a request sent since): about 1% of a full 9 MB request.
+ */
+export const PROBE_BYTES = 100_000;
+
+/** A start within this share of a pacing interval after the earliest allowed one was held back by the pace. */
+const HELD_BACK_SLACK = 0.25;
+
 export class AccountGate {
 	/** The Max Requests per Second of each user (a request, or a sender's waiting execution); 0 when not set. */
 	private readonly paces: number[] = [];
 
+	private readonly learned = new LearnedPace();
+
 	private nextStartMs = 0;
 
-	/** The pace that set `nextStartMs`. */
-	private startPace = 0;
+	/** The pace that set `nextStartMs` (infinite: none), and whether the learned one set it. */
+	private startPace = Number.POSITIVE_INFINITY;
+
+	private startPaceLearned = false;
+
+	/** Whether the pace delayed the latest start: only then does an accepted request raise the learned pace. */
+	private startHeldBack = false;
 
 	private pausedUntilMs = 0;
 
@@ -40,7 +61,7 @@ export class AccountGate {
 	}
 
 	/** The slowest set pace of the users, in requests per second; 0 when none is set. */
-	private pace(): number {
+	private setPace(): number {
 		let slowest = 0;
 		for (const pace of this.paces) if (pace > 0 && (slowest === 0 || pace < slowest)) slowest = pace;
 		return slowest;
@@ -52,10 +73,19 @@ export class AccountGate {
 		return Math.max(0, this.pausedUntilMs - now, this.nextStartMs - now);
 	}
 
-	/** Takes a start now: the next request may start one pacing interval later. Call only when `waitMs()` is 0. */
+	/**
+	 * Takes a start now: the next request may start one pacing interval later, at the smaller of
+	 * the credential's setting and the learned pace. Call only when `waitMs()` is 0.
+	 */
 	takeStart(): void {
-		this.startPace = this.pace();
-		this.nextStartMs = this.startPace > 0 ? monotonicMs() + 1000 / this.startPace : 0;
+		const now = monotonicMs();
+		const set = this.setPace() || Number.POSITIVE_INFINITY;
+		const learned = this.learned.perSecond ?? Number.POSITIVE_INFINITY;
+		this.startPaceLearned = learned < set;
+		this.startPace = Math.min(set, learned);
+		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
+		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
 	}
 
 	/** Waits until a request may start, and takes that start. */
@@ -64,18 +94,52 @@ export class AccountGate {
 		this.takeStart();
 	}
 
-	/** No request of the account starts for `ms`, because of `reason`. */
+	/**
+	 * The service answered a request of the account that left at `sentAtMs` (`monotonicMs`): an
+	 * acceptance or a refusal for the account's rate (retry.ts, `refusesForRate`) teaches the pace,
+	 * and rate limit headers, where a service sends them, declare its rate or that no request is
+	 * left until a reset.
+	 */
+	answered(sentAtMs: number, status: number, headers: Readonly<Record<string, string | undefined>> | undefined): void {
+		const limits = readRateLimits(headers);
+		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
+		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
+		else this.learned.accepted(sentAtMs, this.startHeldBack);
+		if (limits.spentForMs !== undefined) {
+			this.pause(Math.min(limits.spentForMs, RETRY.maxDelayMs), 'the service said the account had no requests left (rate limit headers)');
+		}
+	}
+
+	/**
+	 * No request of the account starts for `ms`, because of `reason`. With a learned pace, the
+	 * pause ends at a random point within one pacing interval after it (and after the next start
+	 * the pace allows), so that processes refused together do not come back together.
+	 */
 	pause(ms: number, reason: string): void {
-		this.pausedUntilMs = Math.max(this.pausedUntilMs, monotonicMs() + ms);
+		const now = monotonicMs();
+		const learned = this.learned.perSecond;
+		const spreadMs = learned === undefined ? 0 : Math.max(0, this.nextStartMs - now - ms) + (Math.random() * 1000) / learned;
+		this.pausedUntilMs = Math.max(this.pausedUntilMs, now + ms + spreadMs);
 		this.pauseReason = reason;
+	}
+
+	/**
+	 * The largest body a request should risk now: `PROBE_BYTES` after a refusal until the account
+	 * takes a request sent since, so a bulk never uploads megabytes into a likely refusal; no limit otherwise.
+	 */
+	largestBodyToRisk(): number {
+		return this.learned.awaitingAcceptance ? PROBE_BYTES : Number.POSITIVE_INFINITY;
 	}
 
 	/** Why a request must wait now, for the execution hint and for messages; empty when it need not. */
 	whyWaiting(): string {
 		const now = monotonicMs();
 		if (this.pausedUntilMs > now) return this.pauseReason;
-		if (this.nextStartMs > now) return `the credential's Max Requests per Second (${Math.round(this.startPace * 10) / 10})`;
-		return '';
+		if (this.nextStartMs <= now) return '';
+		const pace = Math.round(this.startPace * 10) / 10;
+		return this.startPaceLearned
+			? `the pace the service's refusals taught (${pace} requests per second)`
+			: `the credential's Max Requests per Second (${pace})`;
 	}
 }
 

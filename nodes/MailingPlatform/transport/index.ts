@@ -5,7 +5,7 @@ import { CREDENTIAL_TYPE, XML_ACCEPT } from '../../../credentials/MailingPlatfor
 import type { ErrorDescriptions, ServiceContext, ServiceErrorDetails } from './errors';
 import { COMMON_ERROR_DESCRIPTIONS, serviceError } from './errors';
 import type { AccountGate } from './accountGate';
-import { gateOf } from './accountGate';
+import { gateOf, monotonicMs } from './accountGate';
 import { asksToSlowDown, attemptsMade, isRetriedStatus, leavesOutcomeOpen, neverSent, RETRY, retryDelayMs, saysNotTaken } from './retry';
 import { errorAnswerMessage } from './serviceText';
 import { parseXml } from './xml';
@@ -122,11 +122,11 @@ export function describeRequest(request: Pick<ServiceRequest, 'method' | 'path'>
 
 /**
  * The one way this package talks to the service. Every request waits for its turn at the
- * account's gate (the budget of the account in this process), and a 429 or 503 pauses the whole
- * account. Idempotent (`repeatable`) requests are retried on 429, 500, 502, 503, 504 and network
- * errors; the others only where the service cannot have acted on them (429, 503, no connection),
- * because a transaction e-mail must never go out twice. Every other failure becomes a
- * `NodeApiError` that states the attempts made.
+ * account's gate (the budget of the account in this process), every answer teaches the gate the
+ * account's pace, and a 429 or 503 pauses the whole account. Idempotent (`repeatable`) requests
+ * are retried on 429, 500, 502, 503, 504 and network errors; the others only where the service
+ * cannot have acted on them (429, 503, no connection), because a transaction e-mail must never go
+ * out twice. Every other failure becomes a `NodeApiError` that states the attempts made.
  */
 export async function apiRequest(this: ServiceContext, request: ServiceRequest): Promise<ServiceResponse> {
 	const credential = await credentialOf(this);
@@ -172,6 +172,7 @@ async function sendWithRetries(this: ServiceContext, request: ServiceRequest, cr
 
 	for (let attempt = 1; ; attempt++) {
 		if (request.sender === undefined) await gate.turn();
+		const sentAtMs = monotonicMs();
 		let result: HttpResult;
 		try {
 			result = (await caller.helpers.httpRequestWithAuthentication.call(caller, CREDENTIAL_TYPE, options, {
@@ -211,6 +212,8 @@ async function sendWithRetries(this: ServiceContext, request: ServiceRequest, cr
 			body: typeof result.body === 'string' ? result.body : String(result.body ?? ''),
 		};
 		const status = response.statusCode;
+		// Every answer, taken or refused, teaches the account's gate.
+		gate.answered(sentAtMs, status, response.headers);
 		if (status < 300) return response;
 		const delayMs = retryDelayMs(earlier + attempt - 1, response.headers['retry-after']);
 		if (asksToSlowDown(status)) gate.pause(delayMs, `the service answered ${status} (${status === 429 ? 'too many requests' : 'unavailable'})`);

@@ -21,6 +21,15 @@ export function asksToSlowDown(status: number): boolean {
 	return NOT_TAKEN_STATUSES.has(status);
 }
 
+/**
+ * Whether a refusal speaks of the account's rate, so that it may teach the account's pace: a 429,
+ * or a 503 that says when to come back. A 503 without `Retry-After` is an outage: it pauses the
+ * account and teaches nothing.
+ */
+export function refusesForRate(status: number, retryAfter: string | undefined): boolean {
+	return status === 429 || (status === 503 && retryAfter !== undefined && retryAfter.trim() !== '');
+}
+
 export function isRetriedStatus(status: number, repeatable: boolean): boolean {
 	return repeatable ? TRANSIENT_STATUSES.has(status) : NOT_TAKEN_STATUSES.has(status);
 }

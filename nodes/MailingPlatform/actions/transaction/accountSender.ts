@@ -100,7 +100,8 @@ export class AccountSender {
 				}
 				this.gate.takeStart();
 				const parts: Part[] = [];
-				chooseRequestParts(parts, waiting, this.accountLimit);
+				// After a refusal, a large body waits until the account takes a request again.
+				chooseRequestParts(parts, waiting, Math.min(this.accountLimit, this.gate.largestBodyToRisk()));
 				// Not awaited: one workflow's slow store must not hold up the account's next request.
 				if (parts.length > 0) void this.send(parts);
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
