@@ -97,9 +97,6 @@ export class SendJob {
 	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
 	private departing: Body | undefined;
 
-	/** How many transactions it had to send at the start: its first body holding them all is the whole job. */
-	private readonly total: number;
-
 	private departedAtMs = 0;
 
 	private readonly packing: PackingCursor;
@@ -117,7 +114,6 @@ export class SendJob {
 		private readonly done: (job: SendJob) => void,
 	) {
 		this.packing = new PackingCursor(transactions, order, settings.maxRequestBytes);
-		this.total = order.length;
 		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
 		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
 		this.waitingSinceMs = monotonicMs();
@@ -132,9 +128,9 @@ export class SendJob {
 		return !this.finished && this.departing === undefined;
 	}
 
-	/** Whether `body` carries all the job had to send: the job is no bulk. */
+	/** Whether `body` carries all the job has to send (those whose key was taken left it): the job is no bulk. */
 	isWhole(body: Body): boolean {
-		return body.start === 0 && body.end - body.start === this.total;
+		return body.start === 0 && body.end === this.packing.order.length;
 	}
 
 	/**
