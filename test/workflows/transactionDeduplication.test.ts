@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { useServiceDouble } from '../harness/double';
+import { range } from '../harness/deliveries';
 import { HARNESS_NODE, processedData } from '../harness/processedData';
 import { jsonMode, order } from '../harness/transactions';
 import { runNode } from '../harness/workflow';
@@ -164,6 +167,28 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
 		// A third call would be a confirmation round, which waits 50 to 150 ms first.
 		expect(processedData.calls.map((call) => call.operation)).toEqual(['checkProcessedAndRecord', 'checkProcessedAndRecord']);
+	});
+
+	it('lets the claims of orders arriving one after another share the store’s rewrites, while a lone order’s claim goes at once', async () => {
+		// The node's last store call (the test before) a while ago: this order is alone.
+		await sleep(500);
+		const started = performance.now();
+		await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		const loneSentAfterMs = double().requestsTo('transactions')[0].receivedAtMs - started;
+		processedData.calls.length = 0;
+
+		// Twelve one-order executions 50 ms apart, as a shop's steady stream of 20 orders a second.
+		const stream = range(12).map(async (number) => {
+			await sleep(50 * number);
+			return await runNode({ credentials: credentials(), parameters: keyed(), items: [order(number + 1)] });
+		});
+		const runs = await Promise.all(stream);
+
+		expect(runs.map((run) => run.main[0].queued)).toEqual(range(12).map(() => true));
+		expect(double().transactions.queuedOrderIds()).toHaveLength(13);
+		// Alone, each would call the store twice (claim, confirmation): 24 rewrites; with every confirmation riding a claim, 12.
+		expect(processedData.calls.length).toBeLessThanOrEqual(8);
+		expect(loneSentAfterMs).toBeLessThan(150);
 	});
 
 	it('sends again an order the history no longer holds: of three orders with a History Size of 2, the first (the model forgets the oldest, as n8n does)', async () => {

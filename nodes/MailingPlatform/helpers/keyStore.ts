@@ -9,16 +9,16 @@ import { monotonicMs } from '../transport/accountGate';
  * change, and two first calls collide on inserting the row. Here every call for one workflow's
  * node waits its turn in this process, calls of one kind waiting together go as one, and a
  * first-use collision with another process is tried again. Each call costs n8n's one thread a
- * read, parse, rewrite and write of the whole row, so a call that may wait (a key's
- * confirmation) goes with the first call made after the moment it may go, or alone `GATHER_MS`
- * after that moment: at a steady stream of orders, confirmations ride in the next claims.
+ * read, parse, rewrite and write of the whole row, so a node's calls start at least
+ * `CALL_SPACING_MS` apart and whatever waits meanwhile goes together: a lone order's claim goes
+ * at once, while at a steady stream of orders several claims, and the confirmations due by then,
+ * share one rewrite.
  */
 
 type Waiting = {
 	kind: 'record' | 'remove';
-	/** The call may go from this moment on (undefined: at once), and alone at `latestMs`. */
+	/** The call may go from this moment on (of `monotonicMs`; undefined: at once). */
 	notBeforeMs?: number;
-	latestMs?: number;
 	keys: readonly string[];
 	context: IExecuteFunctions;
 	options: ICheckProcessedOptions;
@@ -26,10 +26,16 @@ type Waiting = {
 	failed: (error: unknown) => void;
 };
 
-/** How long a call that may wait waits for company once it may go: at 20 orders a second most meet a claim. */
-const GATHER_MS = 100;
+/**
+ * The least time between the starts of one node's calls: at 20 orders a second, four claims share
+ * a rewrite of the row, and an order's claim waits at most this long.
+ */
+const CALL_SPACING_MS = 200;
 
-/** The calls waiting for one workflow's node, and how to wake its worker when a call that goes at once arrives. */
+/** When each workflow's node last called the store, for the spacing; kept while the process lives, a number per node. */
+const lastCallMs = new Map<string, number>();
+
+/** The calls waiting for one workflow's node, and how to wake its worker when a call arrives. */
 interface Queue {
 	calls: Waiting[];
 	wake: () => void;
@@ -63,17 +69,17 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-const isDue = (waiting: Waiting, now: number) => waiting.latestMs === undefined || waiting.latestMs <= now;
 const mayGo = (waiting: Waiting, now: number) => waiting.notBeforeMs === undefined || waiting.notBeforeMs <= now;
 
-/** The first waiting call that must go now, once there is one: one made to go at once, or one whose company did not come. */
-async function firstDue(queue: Queue): Promise<Waiting> {
+/** The first waiting call that may go, once there is one and the spacing since the node's last call has passed. */
+async function firstDue(id: string, queue: Queue): Promise<Waiting> {
 	for (;;) {
 		const now = monotonicMs();
-		const due = queue.calls.find((waiting) => isDue(waiting, now));
+		const spacedMs = (lastCallMs.get(id) ?? Number.NEGATIVE_INFINITY) + CALL_SPACING_MS;
+		const due = now >= spacedMs ? queue.calls.find((waiting) => mayGo(waiting, now)) : undefined;
 		if (due !== undefined) return due;
-		const waitMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.latestMs ?? now), Number.POSITIVE_INFINITY) - now;
-		await Promise.race([sleep(waitMs), new Promise<void>((resolve) => (queue.wake = resolve))]);
+		const firstMayGoMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.notBeforeMs ?? now), Number.POSITIVE_INFINITY);
+		await Promise.race([sleep(Math.max(spacedMs, firstMayGoMs) - now), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
 	}
 }
@@ -82,11 +88,12 @@ async function firstDue(queue: Queue): Promise<Waiting> {
 async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
 	while (queue.length > 0) {
-		const first = await firstDue(waitingCalls);
+		const first = await firstDue(id, waitingCalls);
 		// Every waiting call of its kind that may go goes with it, not only the next ones: at a rush,
 		// confirmations of finished sends and claims of new orders share one rewrite of the row.
 		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
 		const now = monotonicMs();
+		lastCallMs.set(id, now);
 		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries && mayGo(waiting, now);
 		const batch = queue.filter(together);
 		let left = 0;
@@ -147,8 +154,7 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const latestMs = notBeforeMs === undefined ? undefined : Math.max(notBeforeMs, monotonicMs()) + GATHER_MS;
-		const waiting: Waiting = { kind, notBeforeMs, latestMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const waiting: Waiting = { kind, notBeforeMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
@@ -164,10 +170,7 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 /** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
 export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/**
-		 * Records the entries and answers those recorded already; with `notBeforeMs`, not before that
-		 * moment (of `monotonicMs`), and with the first call made after it, to share its rewrite.
-		 */
+		/** Records the entries and answers those recorded already; with `notBeforeMs`, not before that moment (of `monotonicMs`). */
 		record: async (keys: readonly string[], notBeforeMs?: number) => await enqueue(context, 'record', keys, maxEntries, notBeforeMs),
 		remove: async (keys: readonly string[]) => {
 			await enqueue(context, 'remove', keys, maxEntries);
