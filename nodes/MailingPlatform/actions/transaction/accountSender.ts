@@ -98,12 +98,14 @@ export class AccountSender {
 					await this.nap(waiting.length === 0 ? Number.POSITIVE_INFINITY : Math.min(wait, deadline - monotonicMs()));
 					continue;
 				}
-				this.gate.takeStart();
 				const parts: Part[] = [];
 				// After a refusal, a large body waits until the account takes a request again.
 				chooseRequestParts(parts, waiting, Math.min(this.accountLimit, this.gate.largestBodyToRisk()));
-				// Not awaited: one workflow's slow store must not hold up the account's next request.
-				if (parts.length > 0) void this.send(parts);
+				if (parts.length > 0) {
+					this.gate.takeStart();
+					// Not awaited: one workflow's slow store must not hold up the account's next request.
+					void this.send(parts);
+				}
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
 				else await this.nap(1);
 			}

@@ -81,8 +81,8 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
  * so a kept key counts as confirmed only by a round that reads the history that long after the
  * key was last written (a round sooner could be undone after it by such a call). A round that
  * does not find it writes it again, and the next waits as long again, for `CONFIRM_FOR_MS` and at
- * least `MIN_CONFIRM_ROUNDS` rounds. While it waits, a round goes with the next order's claim, so
- * that at a steady stream of orders both share one rewrite of the row. Released keys are removed
+ * least `MIN_CONFIRM_ROUNDS` rounds. A round goes with the node's next store call after that, so
+ * that at a steady stream of orders it shares the claims' rewrite of the row. Released keys are removed
  * `REMOVE_ROUNDS` times, some 100 ms apart (removal cannot be read back).
  */
 const STALE_WRITE_MS = 400;
@@ -140,11 +140,11 @@ export class KeyClaims {
 
 	private readonly settlements: Array<Promise<void>> = [];
 
-	/** Keys this execution recorded in n8n's store, by item index, until they are settled or given back. */
-	private readonly claimed = new Set<number>();
-
-	/** When each item's key was last recorded by a claim. */
-	private readonly claimedAtMs = new Map<number, number>();
+	/**
+	 * Keys this execution recorded in n8n's store, by item index, until they are settled or given
+	 * back, with when the claim last recorded them.
+	 */
+	private readonly claimed = new Map<number, number>();
 
 	/**
 	 * Keys given back after a refusal whose removal may not hold (it failed, or another process
@@ -184,10 +184,9 @@ export class KeyClaims {
 		const found: number[] = [];
 		const now = monotonicMs();
 		for (const itemIndex of itemIndexes) {
-			this.claimedAtMs.set(itemIndex, now);
 			if (taken.has(this.keys[itemIndex])) found.push(itemIndex);
 			else {
-				this.claimed.add(itemIndex);
+				this.claimed.set(itemIndex, now);
 				this.givenBack.delete(itemIndex);
 			}
 		}
@@ -208,7 +207,7 @@ export class KeyClaims {
 			const givenBack = this.givenBack.delete(itemIndex);
 			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
 			// Its own key, whose give-back did not hold.
-			else if (givenBack) this.claimed.add(itemIndex);
+			else if (givenBack) this.claimed.set(itemIndex, now);
 			else {
 				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
 				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
@@ -273,10 +272,10 @@ export class KeyClaims {
 			else released.push(itemIndex);
 		});
 		const kept = [...queued, ...open];
+		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
 		try {
 			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
-			const writtenAtMs = Math.max(0, ...kept.map((itemIndex) => this.claimedAtMs.get(itemIndex) ?? 0));
 			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex])), writtenAtMs))) {
 				const reason = `in ${CONFIRM_FOR_MS / 1000} s and ${MIN_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
 				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
