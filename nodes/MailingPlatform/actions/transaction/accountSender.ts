@@ -121,7 +121,7 @@ export class AccountSender {
 	/** How long until a request may start beside those under way (infinite: until one ends). */
 	private placeInMs(): number {
 		if (this.underWay.length === 0) return 0;
-		if (this.underWay.length >= MAX_REQUESTS_UNDER_WAY) return Number.POSITIVE_INFINITY;
+		if (this.underWay.length >= Math.min(MAX_REQUESTS_UNDER_WAY, this.gate.requestsToRisk())) return Number.POSITIVE_INFINITY;
 		return Math.max(0, this.underWay[0] + SECOND_REQUEST_AFTER_MS - monotonicMs());
 	}
 
