@@ -48,8 +48,9 @@ export interface RushFigures {
 	postsAccepted: number;
 	postsRefused: number;
 	postsOther: number;
-	/** Requests of any route the double refused with 429 (the paced flow must have none). */
+	/** Requests of any route the double refused with 429 (the paced flow must have none), and those it accepted. */
 	requestsRefused: number;
+	requestsAccepted: number;
 	executionMs: { p50: number; p95: number };
 	/** Transactions of the rush's orders the double queued, per POST it accepted. */
 	ordersPerRequest: number;
@@ -126,6 +127,7 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		postsRefused: posts.filter((request) => request.status === 429).length,
 		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
 		requestsRefused: requests.filter((request) => request.status === 429).length,
+		requestsAccepted: requests.filter((request) => request.status >= 200 && request.status < 300).length,
 		executionMs,
 		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
 		executionIds: outcomes.map((outcome) => outcome.id),

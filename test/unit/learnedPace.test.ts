@@ -36,13 +36,25 @@ function paceOf(gate: AccountGate): number {
 	return 1000 / gate.waitMs();
 }
 
-/** A gate that learned from four requests taken within the second and the fifth refused: 0.7 × 4 = 2.8. */
+/** After a refusal, waits out the pause and sends a probe the account takes: the first refusal's lesson is drawn then. */
+function probeAccepted(gate: AccountGate): void {
+	waitForTurn(gate);
+	request(gate);
+}
+
+/**
+ * A gate that learned from four requests taken in the 40 ms before the fifth was refused: the
+ * account keeps at least 4 / (1 s of burst + 0.04 s) per second, and the pace is 0.7 of that.
+ */
 function taughtGate(): AccountGate {
 	const gate = new AccountGate();
 	for (let taken = 0; taken < 4; taken++) request(gate);
 	request(gate, 429);
+	probeAccepted(gate);
 	return gate;
 }
+
+const TAUGHT = (0.7 * 4) / 1.04;
 
 describe('the account’s gate learning the account’s pace', () => {
 	it('paces nothing before the service refuses a request: a lone process is never slowed', () => {
@@ -52,12 +64,42 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect([gate.waitMs(), gate.whyWaiting(), gate.largestBodyToRisk()]).toEqual([0, '', Number.POSITIVE_INFINITY]);
 	});
 
-	it('after a refusal paces at 0.7 of the requests the account took in the second before, and says so', () => {
-		const gate = taughtGate();
+	it('once the account takes a request sent after a refusal, paces at 0.7 of the rate it showed it keeps before the refusal, and says so', () => {
+		const gate = new AccountGate();
+		for (let taken = 0; taken < 4; taken++) request(gate);
+		request(gate, 429);
 		expect(gate.whyWaiting()).toBe(REFUSED);
+		waitForTurn(gate);
+		expect(gate.requestsToRisk()).toBe(1);
+		request(gate);
 
-		expect(paceOf(gate)).toBeCloseTo(2.8);
-		expect(gate.whyWaiting()).toBe("the pace the service's refusals taught (2.8 requests per second)");
+		expect(gate.requestsToRisk()).toBe(Number.POSITIVE_INFINITY);
+		expect(paceOf(gate)).toBeCloseTo(TAUGHT);
+		expect(gate.whyWaiting()).toBe("the pace the service's refusals taught (2.7 requests per second)");
+	});
+
+	it('draws the first lesson when the answers of requests under way at the refusal are in: a refusal often comes back before them', () => {
+		const gate = new AccountGate();
+		const underWay = [0, 1, 2, 3].map(() => {
+			gate.takeStart();
+			nowMs += 10;
+			return nowMs - 10;
+		});
+		request(gate, 429, 0);
+		for (const sentAtMs of underWay) gate.answered(sentAtMs, 200, {});
+		probeAccepted(gate);
+
+		expect(paceOf(gate)).toBeCloseTo(TAUGHT);
+	});
+
+	it('takes the burst out of what it learns: a sender just above the account’s rate learns about the rate, not its own', () => {
+		const gate = new AccountGate();
+		// Five a second for four seconds into an account of 4 per second, burst 4: its burst empties as the fifth second starts.
+		for (let taken = 0; taken < 20; taken++) request(gate, 200, 200);
+		request(gate, 429);
+		probeAccepted(gate);
+
+		expect(paceOf(gate)).toBeCloseTo((0.7 * 20) / 5);
 	});
 
 	it('learns nothing from a refusal when the account took nothing in the second before: an outage, or a busy account met first', () => {
@@ -83,22 +125,25 @@ describe('the account’s gate learning the account’s pace', () => {
 		const busy = new AccountGate();
 		for (let taken = 0; taken < 4; taken++) request(busy);
 		request(busy, 503, 10, { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' });
-		expect(paceOf(busy)).toBeCloseTo(2.8);
+		probeAccepted(busy);
+		expect(paceOf(busy)).toBeCloseTo(TAUGHT);
 	});
 
 	it('lowers the pace again only after the account took a request sent since the last refusal', () => {
 		const gate = taughtGate();
+		waitForTurn(gate);
+		request(gate, 429);
 		// Probes after the pause, refused while nothing was taken: the pace stays.
 		for (let probe = 0; probe < 3; probe++) {
 			waitForTurn(gate);
 			request(gate, 429);
 		}
-		expect(paceOf(gate)).toBeCloseTo(2.8);
+		expect(paceOf(gate)).toBeCloseTo(0.7 * TAUGHT);
 		gate.answered(nowMs, 200, {});
 		waitForTurn(gate);
 		request(gate, 429);
 
-		expect(paceOf(gate)).toBeCloseTo(0.7 * 2.8);
+		expect(paceOf(gate)).toBeCloseTo(0.7 * 0.7 * TAUGHT);
 	});
 
 	it('does not lower it for a request sent before the last refusal, refused after it: that one left at the old pace', () => {
@@ -114,7 +159,7 @@ describe('the account’s gate learning the account’s pace', () => {
 		request(gate);
 		gate.answered(underWay, 429, {});
 
-		expect(paceOf(gate)).toBeCloseTo(0.7 * 2.8);
+		expect(paceOf(gate)).toBeCloseTo(0.7 * TAUGHT);
 	});
 
 	it('raises it by a little for every accepted request the pace held back, not for those that came later than it allowed', () => {
@@ -124,13 +169,13 @@ describe('the account’s gate learning the account’s pace', () => {
 			request(gate);
 			waitForTurn(gate);
 		}
-		expect(paceOf(gate)).toBeCloseTo(2.8 + 10 * INCREASE_PER_ACCEPTED);
+		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
 		for (let late = 0; late < 10; late++) {
 			nowMs += 5_000;
 			request(gate);
 		}
 
-		expect(paceOf(gate)).toBeCloseTo(2.8 + 10 * INCREASE_PER_ACCEPTED);
+		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
 	});
 
 	it('keeps the credential’s Max Requests per Second as an upper bound: the smaller of the two paces', () => {
@@ -141,7 +186,7 @@ describe('the account’s gate learning the account’s pace', () => {
 		leaveSlow();
 		gate.enter({ maxRequestsPerSecond: 5 });
 
-		expect(paceOf(gate)).toBeCloseTo(2.8);
+		expect(paceOf(gate)).toBeCloseTo(TAUGHT);
 	});
 
 	it('comes back from a pause at a random point within one pacing interval, so that processes refused together spread out', () => {
@@ -150,7 +195,8 @@ describe('the account’s gate learning the account’s pace', () => {
 		waitForTurn(gate);
 		request(gate, 429, 0);
 
-		expect(gate.waitMs()).toBeCloseTo(1000 + 0.5 * (1000 / 2.8));
+		// The refusal lowered the pace first: the interval is the new pace's.
+		expect(gate.waitMs()).toBeCloseTo(1000 + 0.5 * (1000 / (0.7 * TAUGHT)));
 		expect(gate.whyWaiting()).toBe(REFUSED);
 	});
 
@@ -187,6 +233,7 @@ describe('the account’s gate and the service’s rate limit headers', () => {
 		request(gate, 200, 10, { 'ratelimit-policy': '2;w=1' });
 		for (let taken = 0; taken < 9; taken++) request(gate);
 		request(gate, 429);
+		probeAccepted(gate);
 
 		expect(paceOf(gate)).toBeCloseTo(2);
 	});

@@ -38,6 +38,8 @@ export class AccountGate {
 
 	private nextStartMs = 0;
 
+	private lastStartMs = Number.NEGATIVE_INFINITY;
+
 	/** The pace that set `nextStartMs` (infinite: none), and whether the learned one set it. */
 	private startPace = Number.POSITIVE_INFINITY;
 
@@ -79,13 +81,29 @@ export class AccountGate {
 	 */
 	takeStart(): void {
 		const now = monotonicMs();
+		this.takePace();
+		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
+		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
+		this.lastStartMs = now;
+	}
+
+	/** Takes the smaller of the credential's setting and the learned pace as the pace of the starts. */
+	private takePace(): void {
 		const set = this.setPace() || Number.POSITIVE_INFINITY;
 		const learned = this.learned.perSecond ?? Number.POSITIVE_INFINITY;
 		this.startPaceLearned = learned < set;
 		this.startPace = Math.min(set, learned);
-		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
-		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
-		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
+	}
+
+	/**
+	 * A pace learned or lowered while requests were under way counts from the latest start, so
+	 * that the request after a pause's probe does not follow it at once into a likely refusal.
+	 */
+	private slowDownFromLastStart(): void {
+		const previous = this.startPace;
+		this.takePace();
+		if (this.startPace < previous) this.nextStartMs = Math.max(this.nextStartMs, this.lastStartMs + 1000 / this.startPace);
 	}
 
 	/** Waits until a request may start, and takes that start. */
@@ -105,6 +123,7 @@ export class AccountGate {
 		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
 		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
 		else this.learned.accepted(sentAtMs, this.startHeldBack);
+		this.slowDownFromLastStart();
 		if (limits.spentForMs !== undefined) {
 			this.pause(Math.min(limits.spentForMs, RETRY.maxDelayMs), 'the service said the account had no requests left (rate limit headers)');
 		}
@@ -129,6 +148,15 @@ export class AccountGate {
 	 */
 	largestBodyToRisk(): number {
 		return this.learned.awaitingAcceptance ? PROBE_BYTES : Number.POSITIVE_INFINITY;
+	}
+
+	/**
+	 * How many requests may be under way at once now: one after a refusal until the account takes
+	 * a request sent since, so that a pause's end sends a single probe, not every waiting request
+	 * into a likely refusal; no limit otherwise.
+	 */
+	requestsToRisk(): number {
+		return this.learned.awaitingAcceptance ? 1 : Number.POSITIVE_INFINITY;
 	}
 
 	/** Why a request must wait now, for the execution hint and for messages; empty when it need not. */

@@ -2,12 +2,15 @@
  * The pace an account has shown this n8n process it takes, learned from the service's answers
  * alone (docs/behaviour.md, The Account's Requests): other processes sharing the account are
  * never seen, only their effect, the refusals. Before the first refusal there is no pace, so a
- * lone process is never slowed. A refusal lowers the pace to 0.7 of it; every accepted request
- * that the pace held back raises it by a little. Each process so keeps its own refusals rare, and
- * processes that know nothing of each other settle on shares of the account's budget.
+ * lone process is never slowed. The first refusal's lesson is drawn once the account takes a
+ * request sent after it, when the answers of the requests under way at the refusal are in (a
+ * refusal often comes back sooner than an acceptance). A later refusal lowers the pace to 0.7 of
+ * it; every accepted request that the pace held back raises it by a little. Each process so keeps
+ * its own refusals rare, and processes that know nothing of each other settle on shares of the
+ * account's budget.
  */
 
-/** A refusal keeps this share of the pace (the first one: of the requests taken in the second before). */
+/** A refusal keeps this share of the pace (the first one: of the rate the account showed it takes). */
 export const DECREASE = 0.7;
 
 /**
@@ -20,8 +23,30 @@ export const INCREASE_PER_ACCEPTED = 0.002;
 /** The slowest pace a process falls to: one request every 10 seconds. */
 export const SLOWEST_PACE = 0.1;
 
-/** The first lesson counts the requests the account took in this window before the refused one. */
-const FIRST_LESSON_WINDOW_MS = 1000;
+/** The first lesson looks at the requests the account took in this window before the refused one. */
+const FIRST_LESSON_WINDOW_MS = 10_000;
+
+/**
+ * The burst the first lesson assumes the account allows, in seconds of its rate: a token bucket
+ * that holds one second's requests, the common setting. With it, no span of W seconds holds more
+ * than rate × (W + 1) accepted requests, so the most any span shows is a rate the account keeps.
+ */
+const BURST_SECONDS = 1;
+
+/** A refusal teaches a first lesson only where the account took a request of this process this shortly before it. */
+const BUSY_BEFORE_REFUSAL_MS = 1000;
+
+/**
+ * The rate the account showed it keeps before `refusedAtMs`, from the starts of the requests it
+ * took: the most that any span ending at the refusal shows once its burst is taken out. Nothing
+ * where it took nothing in the second before: the refusal then says nothing of this process's
+ * rate (an outage, a busy account met first).
+ */
+function rateShown(acceptedStarts: readonly number[], refusedAtMs: number): number {
+	const before = acceptedStarts.filter((startMs) => startMs < refusedAtMs).sort((a, b) => b - a);
+	if (before.length === 0 || refusedAtMs - before[0] > BUSY_BEFORE_REFUSAL_MS) return 0;
+	return before.reduce((most, startMs, index) => Math.max(most, (index + 1) / (BURST_SECONDS + (refusedAtMs - startMs) / 1000)), 0);
+}
 
 export class LearnedPace {
 	/** Requests per second; undefined until a refusal taught one. */
@@ -32,6 +57,9 @@ export class LearnedPace {
 
 	/** Starts of accepted requests in the last window, for the first lesson only. */
 	private readonly recentAccepted: number[] = [];
+
+	/** The start of the refused request whose lesson waits for the account to take a request sent since. */
+	private lessonPendingAtMs: number | undefined;
 
 	private lastRefusalMs = Number.NEGATIVE_INFINITY;
 
@@ -61,6 +89,7 @@ export class LearnedPace {
 		if (this.pace === undefined) {
 			this.recentAccepted.push(sentAtMs);
 			while (this.recentAccepted[0] < sentAtMs - FIRST_LESSON_WINDOW_MS) this.recentAccepted.shift();
+			if (current && this.lessonPendingAtMs !== undefined) this.learnFirstLesson(this.lessonPendingAtMs);
 		} else if (current && heldBack) {
 			// A pace that holds nothing back learns nothing about a faster one.
 			this.pace = this.bounded(this.pace + INCREASE_PER_ACCEPTED);
@@ -80,15 +109,19 @@ export class LearnedPace {
 	/**
 	 * A refusal teaches only after an acceptance: one of a request sent before the last refusal,
 	 * or while nothing was taken since (a probe after a pause), says nothing new about the pace.
+	 * The first waits for its lesson until the account takes a request sent after it.
 	 */
 	private learnFrom(sentAtMs: number): void {
-		if (this.pace !== undefined) {
-			if (this.acceptedSinceRefusal && sentAtMs >= this.lastRefusalMs) this.pace = this.bounded(DECREASE * this.pace);
-			return;
-		}
-		const taken = this.recentAccepted.filter((startMs) => startMs >= sentAtMs - FIRST_LESSON_WINDOW_MS && startMs < sentAtMs).length;
-		if (taken === 0) return;
-		this.pace = this.bounded(DECREASE * taken);
+		if (this.pace === undefined) this.lessonPendingAtMs ??= sentAtMs;
+		else if (this.acceptedSinceRefusal && sentAtMs >= this.lastRefusalMs) this.pace = this.bounded(DECREASE * this.pace);
+	}
+
+	/** 0.7 of the rate the account showed it keeps before the refused request, if it showed one. */
+	private learnFirstLesson(refusedAtMs: number): void {
+		this.lessonPendingAtMs = undefined;
+		const shown = rateShown(this.recentAccepted, refusedAtMs);
+		if (shown === 0) return;
+		this.pace = this.bounded(DECREASE * shown);
 		this.recentAccepted.length = 0;
 	}
 

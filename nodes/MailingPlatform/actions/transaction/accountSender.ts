@@ -3,7 +3,8 @@
  * same time (a shop's rush, a nightly bulk beside it) hand it their transactions, and it sends
  * them in as few requests as is fair (docs/behaviour.md, The Account's Requests):
  * - each execution has at most one request under way, the account `MAX_REQUESTS_UNDER_WAY`, the
- *   second only beside one that has taken `SECOND_REQUEST_AFTER_MS`;
+ *   second only beside one that has taken `SECOND_REQUEST_AFTER_MS`, and none while the gate risks
+ *   one request at a time (after a refusal, until the account takes a request sent since);
  * - the execution that has waited longest leads the next request, and, where its request carries
  *   all it has (it is no bulk), those whose whole rest fits the room left join it, so a small
  *   order never waits behind or inside a large request;
@@ -123,7 +124,7 @@ export class AccountSender {
 	/** How long until a request may start beside those under way (infinite: until one ends). */
 	private placeInMs(): number {
 		if (this.underWay.length === 0) return 0;
-		if (this.underWay.length >= MAX_REQUESTS_UNDER_WAY) return Number.POSITIVE_INFINITY;
+		if (this.underWay.length >= Math.min(MAX_REQUESTS_UNDER_WAY, this.gate.requestsToRisk())) return Number.POSITIVE_INFINITY;
 		return Math.max(0, this.underWay[0] + SECOND_REQUEST_AFTER_MS - monotonicMs());
 	}
 
