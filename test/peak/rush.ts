@@ -51,6 +51,8 @@ export interface RushFigures {
 	/** Requests of any route the double refused with 429 (the paced flow must have none), and those it accepted. */
 	requestsRefused: number;
 	requestsAccepted: number;
+	/** When the refused requests arrived, in seconds after the flow's first request: first lessons come early, a pace too high later. */
+	refusedAtSeconds: number[];
 	executionMs: { p50: number; p95: number };
 	/** Transactions of the rush's orders the double queued, per POST it accepted. */
 	ordersPerRequest: number;
@@ -128,6 +130,7 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
 		requestsRefused: requests.filter((request) => request.status === 429).length,
 		requestsAccepted: requests.filter((request) => request.status >= 200 && request.status < 300).length,
+		refusedAtSeconds: requests.filter((request) => request.status === 429).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
 		executionMs,
 		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
 		executionIds: outcomes.map((outcome) => outcome.id),

@@ -5,8 +5,9 @@
  * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
- * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep]
- * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder)
+ * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush]
+ * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder;
+ * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -58,7 +59,7 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
 const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], mainStops: [], peak: [] };
 
-async function main(keep: boolean): Promise<void> {
+async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 	figures.n8nVersion = selectedN8nVersion();
 	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
 	const postgresSource = postgresSourceFor(figures.n8nVersion);
@@ -128,38 +129,43 @@ async function main(keep: boolean): Promise<void> {
 			}
 			double.faults.delayMs = 0;
 		};
-		log('Warming up with 20 orders, then 2 x 200 orders on one worker ...');
-		await runOrders(context(), 'WARMUP', 20);
-		await ordersBatches();
-
-		log('Starting worker 2, then 2 x 200 orders on two workers ...');
-		const worker2 = await startWorker(settings, 2, DEFAULT_CONCURRENCY);
-		workers.push(worker2);
-		await ordersBatches();
-		figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
-
-		const triggerContext: TriggerContext = {
-			double,
-			collector,
-			workers: () => workers,
-			async restartMain(signal, whileDown) {
-				figures.mainStops.push(await stopMain(main, signal, postgres.port));
-				await whileDown?.();
-				startedAt = performance.now();
-				main = await startMain(settings);
-				return seconds(startedAt);
-			},
-		};
-		log('Trigger: blocks between polls, then three SIGTERM restarts of the main instance ...');
-		figures.trigger = await runTrigger(triggerContext, ledger, unseen);
-		log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
-		figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
-		log('Orders arriving together (test:peak scenarios s, a, b, d; q and l of issue 42), with the Deduplication Key and with the strict arrangement ...');
 		const peakContext = { double, postgresPort: postgres.port, main: () => main, workers };
-		await runPeakScenarios(peakContext, runs, (run, took) => {
-			log(`(${run.letter}) ${run.variant} done in ${took.toFixed(1)} s`);
-			figures.peak.push(run);
-		});
+		const startWorker2 = async () => void workers.push(await startWorker(settings, 2, DEFAULT_CONCURRENCY));
+		/** Everything but the rush: orders on one worker and on two, the trigger, orders arriving together. */
+		const checksBeforeTheRush = async () => {
+			log('2 x 200 orders on one worker ...');
+			await ordersBatches();
+			log('Starting worker 2, then 2 x 200 orders on two workers ...');
+			await startWorker2();
+			await ordersBatches();
+			figures.memory = Object.fromEntries(await Promise.all([main, ...workers].map(async (instance) => [instance.name, await memoryOf(instance)])));
+
+			const triggerContext: TriggerContext = {
+				double,
+				collector,
+				workers: () => workers,
+				async restartMain(signal, whileDown) {
+					figures.mainStops.push(await stopMain(main, signal, postgres.port));
+					await whileDown?.();
+					startedAt = performance.now();
+					main = await startMain(settings);
+					return seconds(startedAt);
+				},
+			};
+			log('Trigger: blocks between polls, then three SIGTERM restarts of the main instance ...');
+			figures.trigger = await runTrigger(triggerContext, ledger, unseen);
+			log('Trigger: one SIGKILL of the main instance right after a poll got its answer ...');
+			figures.hardKill = await measureHardKill(triggerContext, ledger, postgres.port);
+			log('Orders arriving together (test:peak scenarios s, a, b, d; q and l of issue 42), with the Deduplication Key and with the strict arrangement ...');
+			await runPeakScenarios(peakContext, runs, (run, took) => {
+				log(`(${run.letter}) ${run.variant} done in ${took.toFixed(1)} s`);
+				figures.peak.push(run);
+			});
+		};
+		log('Warming up with 20 orders ...');
+		await runOrders(context(), 'WARMUP', 20);
+		if (rushOnly) await startWorker2();
+		else await checksBeforeTheRush();
 		log('A shop\'s rush across the workers against the account\'s request budget ...');
 		let workerConcurrency = DEFAULT_CONCURRENCY;
 		const useWorkerConcurrency = async (concurrency: number) => {
@@ -181,9 +187,9 @@ async function main(keep: boolean): Promise<void> {
 }
 
 /** The run, then the proof that it left nothing running, whether it passed or not. */
-async function runAndCheckLeftovers(keep: boolean): Promise<void> {
+async function runAndCheckLeftovers(keep: boolean, rushOnly: boolean): Promise<void> {
 	let failure: unknown;
-	await main(keep).catch((error) => (failure = error));
+	await main(keep, rushOnly).catch((error) => (failure = error));
 	const left = groupsStillRunning(started);
 	figures.processGroupsLeft = left.length;
 	if (left.length > 0) console.error(`Process groups still running after the stop: ${left.join(', ')}`);
@@ -199,7 +205,7 @@ function runHere(): void {
 	}, OVERALL_LIMIT_MS);
 	watchdog.unref();
 	const t0 = performance.now();
-	runAndCheckLeftovers(process.argv.includes('--keep')).then(
+	runAndCheckLeftovers(process.argv.includes('--keep'), process.argv.includes('rush')).then(
 		() => {
 			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
 			log('queue mode: all checks passed');

@@ -92,25 +92,29 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(paceOf(gate)).toBeCloseTo(TAUGHT);
 	});
 
-	it('takes the burst out of what it learns: a sender just above the account’s rate learns about the rate, not its own', () => {
+	it('takes the burst out of what it learns, and looks back 2 s only: a sender just above the account’s rate learns under the rate, not its own', () => {
 		const gate = new AccountGate();
 		// Five a second for four seconds into an account of 4 per second, burst 4: its burst empties as the fifth second starts.
 		for (let taken = 0; taken < 20; taken++) request(gate, 200, 200);
 		request(gate, 429);
 		probeAccepted(gate);
 
-		expect(paceOf(gate)).toBeCloseTo((0.7 * 20) / 5);
+		// The 11 taken in the 2.2 s before the refusal, less a second's burst.
+		expect(paceOf(gate)).toBeCloseTo((0.7 * 11) / 3.2);
 	});
 
-	it('learns nothing from a refusal when the account took nothing in the second before: an outage, or a busy account met first', () => {
+	it('learns from the probe alone when the account took nothing of this process in the second before: others keep it busy', () => {
 		const gate = new AccountGate();
 		request(gate);
 		nowMs += 5_000;
 		request(gate, 429);
 		waitForTurn(gate);
-		gate.takeStart();
-
 		expect(gate.waitMs()).toBe(0);
+		nowMs += 500;
+		request(gate);
+
+		// One request taken in the 1.51 s from the refused request's start to the probe's.
+		expect(paceOf(gate)).toBeCloseTo(0.7 / 1.51, 4);
 	});
 
 	it('learns from a 503 that says when to come back, not from one that does not: that is an outage', () => {

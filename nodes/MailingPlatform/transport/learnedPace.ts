@@ -23,8 +23,12 @@ export const INCREASE_PER_ACCEPTED = 0.002;
 /** The slowest pace a process falls to: one request every 10 seconds. */
 export const SLOWEST_PACE = 0.1;
 
-/** The first lesson looks at the requests the account took in this window before the refused one. */
-const FIRST_LESSON_WINDOW_MS = 10_000;
+/**
+ * The first lesson looks at the requests the account took in this window before the refused one:
+ * what it took longer ago may have come before its budget changed, or before others began to
+ * share it (a worker that ran alone, a service that tightened its limit).
+ */
+const FIRST_LESSON_WINDOW_MS = 2_000;
 
 /**
  * The burst the first lesson assumes the account allows, in seconds of its rate: a token bucket
@@ -40,7 +44,7 @@ const BUSY_BEFORE_REFUSAL_MS = 1000;
  * The rate the account showed it keeps before `refusedAtMs`, from the starts of the requests it
  * took: the most that any span ending at the refusal shows once its burst is taken out. Nothing
  * where it took nothing in the second before: the refusal then says nothing of this process's
- * rate (an outage, a busy account met first).
+ * rate.
  */
 function rateShown(acceptedStarts: readonly number[], refusedAtMs: number): number {
 	const before = acceptedStarts.filter((startMs) => startMs < refusedAtMs).sort((a, b) => b - a);
@@ -87,9 +91,9 @@ export class LearnedPace {
 		const current = sentAtMs >= this.lastRefusalMs;
 		if (current) this.acceptedSinceRefusal = true;
 		if (this.pace === undefined) {
+			if (current && this.lessonPendingAtMs !== undefined) return this.learnFirstLesson(this.lessonPendingAtMs, sentAtMs);
 			this.recentAccepted.push(sentAtMs);
 			while (this.recentAccepted[0] < sentAtMs - FIRST_LESSON_WINDOW_MS) this.recentAccepted.shift();
-			if (current && this.lessonPendingAtMs !== undefined) this.learnFirstLesson(this.lessonPendingAtMs);
 		} else if (current && heldBack) {
 			// A pace that holds nothing back learns nothing about a faster one.
 			this.pace = this.bounded(this.pace + INCREASE_PER_ACCEPTED);
@@ -116,11 +120,15 @@ export class LearnedPace {
 		else if (this.acceptedSinceRefusal && sentAtMs >= this.lastRefusalMs) this.pace = this.bounded(DECREASE * this.pace);
 	}
 
-	/** 0.7 of the rate the account showed it keeps before the refused request, if it showed one. */
-	private learnFirstLesson(refusedAtMs: number): void {
+	/**
+	 * 0.7 of the rate the account showed it keeps before the refused request. Where it took nothing
+	 * of this process in the second before, others keep it busy: it then showed only that it took
+	 * the probe that started at `probeSentAtMs`, one request in the time since the refusal (at
+	 * least a second, the shortest pause).
+	 */
+	private learnFirstLesson(refusedAtMs: number, probeSentAtMs: number): void {
 		this.lessonPendingAtMs = undefined;
-		const shown = rateShown(this.recentAccepted, refusedAtMs);
-		if (shown === 0) return;
+		const shown = rateShown(this.recentAccepted, refusedAtMs) || 1000 / Math.max(1000, probeSentAtMs - refusedAtMs);
 		this.pace = this.bounded(DECREASE * shown);
 		this.recentAccepted.length = 0;
 	}
