@@ -92,15 +92,15 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(paceOf(gate)).toBeCloseTo(TAUGHT);
 	});
 
-	it('takes the burst out of what it learns, and looks back 2 s only: a sender just above the account’s rate learns under the rate, not its own', () => {
+	it('takes the burst out of what it learns, and looks back 1 s only: a sender just above the account’s rate learns under the rate, not its own', () => {
 		const gate = new AccountGate();
 		// Five a second for four seconds into an account of 4 per second, burst 4: its burst empties as the fifth second starts.
 		for (let taken = 0; taken < 20; taken++) request(gate, 200, 200);
 		request(gate, 429);
 		probeAccepted(gate);
 
-		// The 11 taken in the 2.2 s before the refusal, less a second's burst.
-		expect(paceOf(gate)).toBeCloseTo((0.7 * 11) / 3.2);
+		// The 5 taken in the second before the refusal, less a second's burst.
+		expect(paceOf(gate)).toBeCloseTo((0.7 * 5) / 2);
 	});
 
 	it('learns from the probe alone when the account took nothing of this process in the second before: others keep it busy', () => {
