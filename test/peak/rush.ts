@@ -1,7 +1,8 @@
 /**
  * A shop's rush (issue 35): orders arriving one per webhook call far faster than the account's
  * request budget allows. Each flow runs alone against a fresh budget in the double, which holds
- * from a few orders that warm it up on (their requests are not counted). Its figures come each from its own source: how often
+ * from a few orders that warm it up on (their requests count only among the refused and accepted
+ * ones). Its figures come each from its own source: how often
  * each order was queued from the double, how executions ended and how long they ran from n8n's
  * database, POSTs accepted and refused from the double's record, CPU from /proc.
  */
@@ -22,6 +23,8 @@ const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
 /** After the executions ended: n8n saves and cleans up after them. */
 const AFTERMATH_MS = 1_000;
+/** Between the requests before a flow, taken with no budget, and its warm-up: longer than the learned pace looks back. */
+const QUIET_BEFORE_BUDGET_MS = 2_000;
 
 export interface RushEnvironment {
 	double: ServiceDouble;
@@ -48,10 +51,10 @@ export interface RushFigures {
 	postsAccepted: number;
 	postsRefused: number;
 	postsOther: number;
-	/** Requests of any route the double refused with 429 (the paced flow must have none), and those it accepted. */
+	/** Requests of any route the double refused with 429 (the paced flow must have none), and those it accepted, the warm-up's included. */
 	requestsRefused: number;
 	requestsAccepted: number;
-	/** When the refused requests arrived, in seconds after the flow's first request: first lessons come early, a pace too high later. */
+	/** When the refused requests arrived, in seconds after the rush's first request (the warm-up's are negative): first lessons come early, a pace too high later. */
 	refusedAtSeconds: number[];
 	executionMs: { p50: number; p95: number };
 	/** Transactions of the rush's orders the double queued, per POST it accepted. */
@@ -84,10 +87,13 @@ export async function executionsOf(store: ExecutionStore, workflow: RushWorkflow
 
 export async function measureRushFlow(environment: RushEnvironment, workflow: RushWorkflow<string>, settings: RushSettings): Promise<RushFigures> {
 	const { double, store } = environment;
-	// The account's budget holds from the warm-up on, as a real account's always does: one that
-	// began with the rush would show the node an account that had just taken requests at any speed.
+	// The account's budget begins while the account is quiet and holds from the warm-up on, as a
+	// real account's always does: one that began with the rush would show the node an account that
+	// had just taken requests at any speed. Refusals are counted from the warm-up on.
 	double.budget = new RequestBudget(settings.budget);
 	double.faults.reset();
+	await sleep(QUIET_BEFORE_BUDGET_MS);
+	const firstWarmUpRequest = double.requests.length;
 	const warmUp = shopOrders(`RW-${workflow.flow}`, WARM_UP_ORDERS);
 	await deliverPlan(`${environment.webhookBase}/${workflow.webhookPath}`, atOnce(warmUp));
 	await waitUntilEnded(store, workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
@@ -105,6 +111,7 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 	double.budget = undefined;
 
 	const requests = double.requests.slice(firstRequest);
+	const withWarmUp = double.requests.slice(firstWarmUpRequest);
 	const posts = requests.filter((request) => request.rawPath.startsWith('transactions'));
 	const queued = queuedTimes(double, orders);
 	const orderIds = new Set(orders.map((order) => order.id));
@@ -129,9 +136,9 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		postsAccepted: posts.filter((request) => request.status === 200).length,
 		postsRefused: posts.filter((request) => request.status === 429).length,
 		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
-		requestsRefused: requests.filter((request) => request.status === 429).length,
-		requestsAccepted: requests.filter((request) => request.status >= 200 && request.status < 300).length,
-		refusedAtSeconds: requests.filter((request) => request.status === 429).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
+		requestsRefused: withWarmUp.filter((request) => request.status === 429).length,
+		requestsAccepted: withWarmUp.filter((request) => request.status >= 200 && request.status < 300).length,
+		refusedAtSeconds: withWarmUp.filter((request) => request.status === 429).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
 		executionMs,
 		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
 		executionIds: outcomes.map((outcome) => outcome.id),

@@ -17,7 +17,7 @@ const REFUSED_SHARE = 0.05;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-/** When the first refusals came, after the flow's first request. */
+/** When the first refusals came, after the rush's first request. */
 const refusedAt = ({ refusedAtSeconds }: RushFigures) =>
 	refusedAtSeconds.length === 0 ? '' : ` (refused at ${refusedAtSeconds.slice(0, 8).map((at) => at.toFixed(2)).join(', ')}${refusedAtSeconds.length > 8 ? ', ...' : ''} s)`;
 
@@ -53,7 +53,7 @@ export function rushFlowLines(figures: RushFigures, label: string, failures: str
 		`  ${label}: queued once ${figures.queuedOnce}, twice ${figures.queuedTwice}, never ${figures.queuedNever}; ` +
 			`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}` +
 			`${otherRoutes > 0 ? ` (and ${otherRoutes} other requests refused)` : ''}; ` +
-			`refused / accepted requests ${figures.requestsRefused} / ${figures.requestsAccepted}${refusedAt(figures)}; ` +
+			`refused / accepted requests, warm-up included, ${figures.requestsRefused} / ${figures.requestsAccepted}${refusedAt(figures)}; ` +
 			`execution p50 ${seconds(figures.executionMs.p50)}, p95 ${seconds(figures.executionMs.p95)}${cpu}; all ended ${figures.wallSeconds.toFixed(0)} s after the first POST${verdict}`,
 		...figures.reasons.map((reason) => `    ${reason}`),
 	];
