@@ -47,12 +47,10 @@ export function rushFailures(figures: RushFigures, processes: number): string[] 
 export function rushFlowLines(figures: RushFigures, label: string, failures: string[] | undefined): string[] {
 	const cpu = figures.cpuPerOrderMs === undefined ? '' : `; CPU per order ${figures.cpuPerOrderMs.toFixed(1)} ms`;
 	const other = figures.postsOther > 0 ? `, ${figures.postsOther} other` : '';
-	const otherRoutes = figures.requestsRefused - figures.postsRefused;
 	const verdict = failures === undefined ? '' : `: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`;
 	return [
 		`  ${label}: queued once ${figures.queuedOnce}, twice ${figures.queuedTwice}, never ${figures.queuedNever}; ` +
-			`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}` +
-			`${otherRoutes > 0 ? ` (and ${otherRoutes} other requests refused)` : ''}; ` +
+			`failed executions ${figures.failed} of ${figures.executions}; POSTs accepted ${figures.postsAccepted}, refused (429) ${figures.postsRefused}${other}; ` +
 			`refused / accepted requests, warm-up included, ${figures.requestsRefused} / ${figures.requestsAccepted}${refusedAt(figures)}; ` +
 			`execution p50 ${seconds(figures.executionMs.p50)}, p95 ${seconds(figures.executionMs.p95)}${cpu}; all ended ${figures.wallSeconds.toFixed(0)} s after the first POST${verdict}`,
 		...figures.reasons.map((reason) => `    ${reason}`),
