@@ -1,7 +1,7 @@
 /**
  * The account's request budget, as a rate-limited service keeps it: a token bucket that holds
  * `burst` requests and refills at `rate` per second. A request that finds it empty is refused
- * with 429 and does nothing. The double has none unless a test sets one (`ServiceDouble.budget`).
+ * with 429 (or the status set) and does nothing. The double has none unless a test sets one (`ServiceDouble.budget`).
  */
 import { performance } from 'node:perf_hooks';
 
@@ -13,9 +13,14 @@ export interface BudgetSettings {
 	rate: number;
 	/** Requests the bucket holds: how many may arrive at once after a quiet moment. */
 	burst: number;
-	/** The `Retry-After` of a refusal ('1' unless given; undefined sends none). */
+	/** The `Retry-After` of a refusal ('1' unless given; undefined sends none; `RETRY_AFTER_HTTP_DATE`: a date a second on). */
 	retryAfter?: string | undefined;
+	/** The refusal's status: 429 unless given, or 503 as some gateways answer. */
+	status?: 429 | 503;
 }
+
+/** A `Retry-After` given as an HTTP date one second after the refusal, as some services send it. */
+export const RETRY_AFTER_HTTP_DATE = 'http-date';
 
 export class RequestBudget {
 	/** Requests let through, and refused with 429. */
@@ -48,8 +53,9 @@ export class RequestBudget {
 			return undefined;
 		}
 		this.refused++;
-		const refusal = xmlError(429, `Too many requests: this account may send ${this.settings.rate} per second.`);
-		if (this.retryAfter !== undefined) refusal.headers = { ...refusal.headers, 'Retry-After': this.retryAfter };
+		const refusal = xmlError(this.settings.status ?? 429, `Too many requests: this account may send ${this.settings.rate} per second.`);
+		const retryAfter = this.retryAfter === RETRY_AFTER_HTTP_DATE ? new Date(Date.now() + 1000).toUTCString() : this.retryAfter;
+		if (retryAfter !== undefined) refusal.headers = { ...refusal.headers, 'Retry-After': retryAfter };
 		return refusal;
 	}
 }

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
-import { atOnce, deliverPlan, type ShopOrder, shopOrders } from './delivery';
+import { deliverPlan, type ShopOrder, shopOrders } from './delivery';
 import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
 import { percentile } from './judge';
 import { processGroupCpuMs } from './processGroupCpu';
@@ -76,35 +76,51 @@ export function queuedTimes(double: ServiceDouble, orders: ShopOrder[]): { once:
 }
 
 /** What n8n recorded of the executions that handled `orders`: outcomes and run times. */
-export async function executionsOf(store: ExecutionStore, workflow: RushWorkflow<string>, orders: ShopOrder[]) {
+export async function executionsOf(store: ExecutionStore, workflow: RushWorkflow<string> | ReadonlyArray<RushWorkflow<string>>, orders: ShopOrder[]) {
 	const ids = new Set(orders.map((order) => order.id));
-	const outcomes = (await readOutcomes(store, workflow.file.id, 'Shop Order Webhook')).filter((outcome) => outcome.orderId !== undefined && ids.has(outcome.orderId));
-	const durations = await store.durationsMs(workflow.file.id);
+	const fileIds = (Array.isArray(workflow) ? workflow : [workflow]).map((each: RushWorkflow<string>) => each.file.id);
+	const read = await Promise.all(fileIds.map(async (id) => await readOutcomes(store, id, 'Shop Order Webhook')));
+	const outcomes = read.flat().filter((outcome) => outcome.orderId !== undefined && ids.has(outcome.orderId));
+	const durations = new Map((await Promise.all(fileIds.map(async (id) => [...(await store.durationsMs(id))]))).flat());
 	const times = outcomes.map((outcome) => durations.get(outcome.id)).filter((ms): ms is number => ms !== undefined);
 	const failed = outcomes.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	return { outcomes, failed, executionMs: { p50: percentile(times, 0.5), p95: percentile(times, 0.95) } };
 }
 
+/** Answered as a request the account refused for its rate: 429, or 503 where a flow's account answers so. */
+const refusedForRate = (status: number) => status === 429 || status === 503;
+
 export async function measureRushFlow(environment: RushEnvironment, workflow: RushWorkflow<string>, settings: RushSettings): Promise<RushFigures> {
 	const { double, store } = environment;
+	const workflows = [workflow, ...(workflow.companion === undefined ? [] : [workflow.companion])];
+	/** Delivers `orders` at `interval` apart, alternating between the flow's workflows, and waits until each has `executions` ended. */
+	const deliver = async (orders: ShopOrder[], intervalMs: number, executions: (share: number) => number) => {
+		const deliveries = await Promise.all(
+			workflows.map(async (each, index) => {
+				const mine = orders.map((order, at) => ({ atMs: at * intervalMs, order })).filter((_, at) => at % workflows.length === index);
+				return await deliverPlan(`${environment.webhookBase}/${each.webhookPath}`, mine);
+			}),
+		);
+		for (const [index, each] of workflows.entries()) {
+			await waitUntilEnded(store, each.file.id, executions(Math.ceil((orders.length - index) / workflows.length)), SETTLE_LIMIT_MS);
+		}
+		return deliveries.flat();
+	};
 	// The account's budget begins while the account is quiet and holds from the warm-up on, as a
 	// real account's always does: one that began with the rush would show the node an account that
 	// had just taken requests at any speed. Refusals are counted from the warm-up on.
-	double.budget = new RequestBudget(settings.budget);
+	double.budget = new RequestBudget({ ...settings.budget, ...workflow.refusal });
 	double.faults.reset();
 	await sleep(QUIET_BEFORE_BUDGET_MS);
 	const firstWarmUpRequest = double.requests.length;
-	const warmUp = shopOrders(`RW-${workflow.flow}`, WARM_UP_ORDERS);
-	await deliverPlan(`${environment.webhookBase}/${workflow.webhookPath}`, atOnce(warmUp));
-	await waitUntilEnded(store, workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+	const warmUp = shopOrders(`RW-${workflow.flow}`, WARM_UP_ORDERS * workflows.length);
+	await deliver(warmUp, 0, () => WARM_UP_ORDERS);
 
 	const orders = shopOrders(`RUSH-${workflow.flow}`, settings.orders);
 	const firstRequest = double.requests.length;
 	const cpuBefore = environment.n8nGroup === undefined ? 0 : processGroupCpuMs(environment.n8nGroup);
 	const started = performance.now();
-	const interval = 1000 / settings.ordersPerSecond;
-	const deliveries = await deliverPlan(`${environment.webhookBase}/${workflow.webhookPath}`, orders.map((order, index) => ({ atMs: index * interval, order })));
-	await waitUntilEnded(store, workflow.file.id, WARM_UP_ORDERS + orders.length, SETTLE_LIMIT_MS);
+	const deliveries = await deliver(orders, 1000 / settings.ordersPerSecond, (share) => WARM_UP_ORDERS + share);
 	const wallSeconds = (performance.now() - started) / 1000;
 	await sleep(AFTERMATH_MS);
 	const cpuMs = environment.n8nGroup === undefined ? undefined : processGroupCpuMs(environment.n8nGroup) - cpuBefore;
@@ -116,7 +132,7 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 	const queued = queuedTimes(double, orders);
 	const orderIds = new Set(orders.map((order) => order.id));
 	const transactionsQueued = double.transactions.queuedOrderIds().filter((id) => id !== undefined && orderIds.has(id)).length;
-	const { outcomes, failed, executionMs } = await executionsOf(store, workflow, orders);
+	const { outcomes, failed, executionMs } = await executionsOf(store, workflows, orders);
 	const problems = deliveries.filter((delivery) => delivery.problem !== undefined);
 	const reasons = [
 		...failed.map((outcome) => `execution ${outcome.id} (${outcome.orderId ?? 'order unknown'}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
@@ -134,11 +150,11 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		failed: failed.length,
 		webhookProblems: problems.length,
 		postsAccepted: posts.filter((request) => request.status === 200).length,
-		postsRefused: posts.filter((request) => request.status === 429).length,
-		postsOther: posts.filter((request) => request.status !== 200 && request.status !== 429).length,
-		requestsRefused: withWarmUp.filter((request) => request.status === 429).length,
+		postsRefused: posts.filter((request) => refusedForRate(request.status)).length,
+		postsOther: posts.filter((request) => request.status !== 200 && !refusedForRate(request.status)).length,
+		requestsRefused: withWarmUp.filter((request) => refusedForRate(request.status)).length,
 		requestsAccepted: withWarmUp.filter((request) => request.status >= 200 && request.status < 300).length,
-		refusedAtSeconds: withWarmUp.filter((request) => request.status === 429).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
+		refusedAtSeconds: withWarmUp.filter((request) => refusedForRate(request.status)).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
 		executionMs,
 		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
 		executionIds: outcomes.map((outcome) => outcome.id),

@@ -1,6 +1,6 @@
 /**
  * test:peak's rush as run.ts needs it: the credentials and workflows to import before n8n
- * starts, and the run itself once they are published: the four rush flows one after the other
+ * starts, and the run itself once they are published: the rush flows one after the other
  * (unless left out), then the keyed flow at its steady state. Settings per n8n release: rushSettings.ts.
  */
 import { performance } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import type { ExecutionStore } from './executions';
 import { measureRushFlow, type RushFigures } from './rush';
 import { describeRush } from './rushReport';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows } from './rushWorkflows';
+import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows, workflowFilesOf } from './rushWorkflows';
 import type { ExecutionSpan } from './sqliteExecutions';
 import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
 
@@ -44,7 +44,7 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 	return {
 		settings,
 		credentials: parts.flows ? [paced] : [],
-		workflowFiles: [...flows, ...steady].map((workflow) => workflow.file),
+		workflowFiles: workflowFilesOf([...flows, ...steady]),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {
 			const problems: string[] = [];

@@ -1,15 +1,16 @@
 /**
- * The rush's figures as lines, one flow per line, and its verdict: Create and keyed Create (and
- * Create with the budget in its credential) must send every order exactly once with no execution
- * failing, have at most 5% of their accepted requests refused plus one per n8n process (each
- * process's first lesson of the account's pace, issue 43), and end an execution within 10 s at
- * p95; the paced one must not be refused at all. The HTTP Request node is there for comparison only.
+ * The rush's figures as lines, one flow per line, and its verdict: Create, keyed Create, Create
+ * in two workflows and Create with the budget in its credential must send every order exactly
+ * once with no execution failing, have at most 5% of their accepted requests refused plus one
+ * per n8n process (each process's first lesson of the account's pace, issue 43), and end an
+ * execution within 10 s at p95; the paced one must not be refused at all. The HTTP Request node
+ * is there for comparison only.
  */
 import type { RushFigures } from './rush';
 import { RUSH_P95_LIMIT_MS, type RushSettings } from './rushSettings';
 import { RUSH_FLOW_LABELS, type RushFlow } from './rushWorkflows';
 
-const JUDGED: ReadonlySet<string> = new Set<RushFlow>(['create', 'createKeyed', 'createPaced']);
+const JUDGED: ReadonlySet<string> = new Set<RushFlow>(['create', 'createKeyed', 'createPaced', 'createTwoWorkflows']);
 const MUST_NOT_BE_REFUSED: ReadonlySet<string> = new Set<RushFlow>(['createPaced']);
 
 /** Refused requests a flow may have: this share of its accepted ones, plus one per n8n process (its first lesson). */

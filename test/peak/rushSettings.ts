@@ -8,13 +8,16 @@
  */
 import type { BudgetSettings } from '../double/budget';
 
+/** The account's budget in the double: its rate, burst and Retry-After always given, refusing with 429 unless a flow says otherwise. */
+type Budget = Required<Omit<BudgetSettings, 'status'>>;
+
 export interface RushSettings {
 	/** Orders of one rush flow, one per webhook call. */
 	orders: number;
 	/** How fast the shop delivers them. */
 	ordersPerSecond: number;
 	/** The account's budget in the double, fresh for each flow; also the paced credential's maxRequestsPerSecond. */
-	budget: Required<BudgetSettings>;
+	budget: Budget;
 	/** The keyed flow at a shop's steady state: orders first delivered to fill its key history, in batches. */
 	steadyFillOrders: number;
 	steadyFillBatch: number;
@@ -31,10 +34,10 @@ export interface RushSettings {
 		msPerMegabyte: number;
 		/** One-order executions arriving this long after the bulk, at this rate. */
 		small: { orders: number; afterMs: number; perSecond: number };
-		budget: Required<BudgetSettings>;
+		budget: Budget;
 	};
 	/** Keyed Create at a rush, n8n killed and started again mid-way, then every order delivered again. */
-	crash: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Required<BudgetSettings> };
+	crash: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Budget };
 }
 
 const AT_2_8: RushSettings = {

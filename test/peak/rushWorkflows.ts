@@ -2,18 +2,20 @@
  * The workflows of test:peak's rush, each Webhook (POST, Respond: Immediately) -> one node, one
  * order per webhook call, as a shop sends them: Create; Create with the order id as
  * Deduplication Key; n8n's HTTP Request node with Retry On Fail (5 tries, 1 s apart: n8n's advice
- * for rate limits); Create with the budget in its credential (maxRequestsPerSecond). And the
+ * for rate limits); Create with the budget in its credential (maxRequestsPerSecond); Create in
+ * two workflows on one credential, the account refusing with 503 and a Retry-After date. And the
  * keyed flow at a shop's steady state beside the HTTP Request node, whose key history is filled
  * first through a second webhook that hands the same Create node a batch of orders.
  */
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialToImport } from '../../scripts/n8n';
+import { type BudgetSettings, RETRY_AFTER_HTTP_DATE } from '../double/budget';
 import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
 import { HTTP_REQUEST_NODE, httpRequestParameters } from './httpRequestNode';
 import { orderConfirmationParameters } from './workflows';
 
-export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced'] as const;
+export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows'] as const;
 export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest'] as const;
 export type RushFlow = (typeof RUSH_FLOWS)[number];
 export type SteadyFlow = (typeof STEADY_FLOWS)[number];
@@ -23,6 +25,7 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	createKeyed: '(b) Create with the order id as Deduplication Key',
 	httpRequestRetry: '(c) HTTP Request node, Retry On Fail 5 tries 1 s apart (not judged)',
 	createPaced: '(d) Create, budget in the credential (maxRequestsPerSecond)',
+	createTwoWorkflows: '(e) Create in two workflows on one credential, orders alternating, the account answering 503 with a Retry-After date',
 	steadyKeyed: 'Create with the key, history full',
 	steadyHttpRequest: 'HTTP Request node, the same POST',
 };
@@ -36,6 +39,10 @@ export interface RushWorkflow<Flow extends string> {
 	webhookPath: string;
 	/** A second webhook into the same Create node, taking a batch of orders (`batchBody`). */
 	fillPath?: string;
+	/** A second workflow with a node of its own on the same credential: the flow's orders alternate between the two. */
+	companion?: RushWorkflow<string>;
+	/** How the account refuses in this flow, where not as the settings' budget does. */
+	refusal?: Pick<BudgetSettings, 'status' | 'retryAfter'>;
 }
 
 type Credential = { id: string; name: string };
@@ -89,16 +96,24 @@ function webhookTo<Flow extends string>(flow: Flow, idStem: string, label: strin
 	return { flow, file, webhookPath };
 }
 
-/** The four rush workflows; ids are 16 characters like n8n's own. */
+/** The rush workflows; ids are 16 characters like n8n's own. */
 export function rushWorkflows(sandbox: Credential, paced: Credential, service: Service): Array<RushWorkflow<RushFlow>> {
 	const sending: Record<RushFlow, WorkflowNode> = {
 		create: createNode(sandbox, {}),
 		createKeyed: createNode(sandbox, KEY),
 		httpRequestRetry: httpRequestNode(service, true),
 		createPaced: createNode(paced, {}),
+		createTwoWorkflows: createNode(sandbox, {}),
 	};
-	return RUSH_FLOWS.map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]));
+	const flows = RUSH_FLOWS.map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]));
+	const two = flows.find((workflow) => workflow.flow === 'createTwoWorkflows') as RushWorkflow<RushFlow>;
+	two.companion = webhookTo('createTwoWorkflows2', 'mpRushB', `${RUSH_FLOW_LABELS.createTwoWorkflows}, second workflow`, createNode(sandbox, {}));
+	two.refusal = { status: 503, retryAfter: RETRY_AFTER_HTTP_DATE };
+	return flows;
 }
+
+/** The files of workflows to import: each with its companion. */
+export const workflowFilesOf = (workflows: ReadonlyArray<RushWorkflow<string>>) => workflows.flatMap((workflow) => [workflow.file, ...(workflow.companion === undefined ? [] : [workflow.companion.file])]);
 
 /** Adds a second webhook -> Split Out into the workflow's sending node, taking batches of orders (`batchBody`). */
 function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, label: string): RushWorkflow<Flow> {

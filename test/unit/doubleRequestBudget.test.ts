@@ -4,7 +4,7 @@
  * refused request. The bucket's arithmetic runs on an injected clock; one real request per
  * route checks the wiring.
  */
-import { RequestBudget } from '../double/budget';
+import { RequestBudget, RETRY_AFTER_HTTP_DATE } from '../double/budget';
 import { ServiceDouble } from '../double/server';
 
 function budgetWithClock(settings: ConstructorParameters<typeof RequestBudget>[0]) {
@@ -37,6 +37,19 @@ describe('the double’s request budget', () => {
 		const none = budgetWithClock({ rate: 1, burst: 1, retryAfter: undefined }).budget;
 		none.take();
 		expect(none.take()?.headers?.['Retry-After']).toBeUndefined();
+	});
+
+	it('refuses with 503 and a Retry-After date a second on, where a flow’s account answers so', () => {
+		const gateway = budgetWithClock({ rate: 1, burst: 1, status: 503, retryAfter: RETRY_AFTER_HTTP_DATE }).budget;
+		gateway.take();
+		const before = Date.now();
+		const refusal = gateway.take();
+
+		expect(refusal?.status).toBe(503);
+		const comeBackMs = Date.parse(String(refusal?.headers?.['Retry-After']));
+		// An HTTP date counts whole seconds.
+		expect(comeBackMs).toBeGreaterThan(before);
+		expect(comeBackMs).toBeLessThanOrEqual(Date.now() + 1000);
 	});
 
 	it('covers every route of the account and queues nothing for a refused request', async () => {
