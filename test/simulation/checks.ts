@@ -49,6 +49,9 @@ export function problemsOf(world: World): string[] {
 	const problems: string[] = [];
 	const { record, executions } = world;
 	const unknownOrders = new Set<string>();
+	/** Orders an item of the case (not a redelivery) told to check in the platform and send with another key, and those it said may be reported sent. */
+	const toldAnotherKey = new Set<string>();
+	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
 		const name = `execution ${execution.index}${execution.again ? ' (redelivery)' : ''} on process ${execution.delivery.process}`;
 		if (execution.again && (execution.returnedAtMs === undefined || execution.returnedAtMs - (execution.startedAtMs ?? 0) > REDELIVERY_LIMIT_MS)) {
@@ -68,19 +71,22 @@ export function problemsOf(world: World): string[] {
 		results.forEach((result, item) => {
 			const { said, text } = saidBy(result);
 			const order = ordersOf(execution)[item];
+			if (!execution.again && /another key/.test(text)) toldAnotherKey.add(order);
+			if (!execution.again && /"sent" mark/.test(text)) toldMarkMayStay.add(order);
 			const where = `${name}, item ${item} (${order})`;
 			const queuedHere = record.queuedItems.get(`${execution.index}:${item}`) ?? 0;
 			const requests = record.requestsCarrying(execution.index, item);
 			const acted = requests.filter((request) => ACTED[request.answer]).length;
 			if (queuedHere > 1) problems.push(`doubled: ${where}: the service queued it ${queuedHere} times`);
 			if (said === 'queued' && queuedHere !== 1) problems.push(`queued: ${where} says queued, but the service did not queue it`);
+			if (execution.again && said === 'notSent') problems.push(`wedge: ${where} was not sent when delivered again with the service taking everything: "${text}"`);
 			if (said === 'notSent' && acted > 0) problems.push(`notSent: ${where} says "${text}", but the service acted on a request that carried it`);
 			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
 			if (said === 'unknown') {
 				unknownOrders.add(order);
 				if (acted === 0) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but no request that carried it reached the service: ${requests.map((request) => request.answer).join(', ') || 'none left'}`);
 			}
-			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0) problems.push(`alreadySent: ${where} says "${text}", but the service never queued ${order}`);
+			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0 && !toldMarkMayStay.has(order)) problems.push(`alreadySent: ${where} says "${text}", but the service never queued ${order}`);
 			const waited = /waited ([\d.]+) s for the account's requests \(Max Wait Seconds\)/.exec(text);
 			if (waited !== null) problems.push(...maxWaitProblems(world, execution, where));
 		});
@@ -92,7 +98,10 @@ export function problemsOf(world: World): string[] {
 	for (const [order, times] of keyedQueued) {
 		if (record.storeLimitKeys.has(order)) continue;
 		if (times > 1) problems.push(`doubled: keyed order ${order} was queued ${times} times`);
-		if (times === 0 && !unknownOrders.has(order)) problems.push(`lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again`);
+		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order)) {
+			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
+			problems.push(`lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${world.store.entries.includes(order) ? 'its key is in the store' : 'its key is not in the store'}; ${items.join('; ')}`);
+		}
 	}
 	problems.push(...bulkProblems(world));
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));

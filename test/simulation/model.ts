@@ -124,7 +124,7 @@ export class StoreRow {
 		private readonly record: CaseRecord,
 		private readonly scheduler: Scheduler,
 		private readonly faults: readonly StoreFault[],
-		/** Whether faults strike (the redelivery after the case runs without). */
+		/** Whether faults strike and the scheduler decides when the call ends (the redelivery after the case runs without, its calls ending at once). */
 		private readonly faulty: () => boolean,
 	) {}
 
@@ -134,7 +134,7 @@ export class StoreRow {
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
 		const readVersion = this.version;
-		await this.scheduler.schedule(Promise.resolve(), `store call ${number} (${kind})`);
+		await (this.faulty() ? this.scheduler.schedule(Promise.resolve(), `store call ${number} (${kind})`) : Promise.resolve());
 		if (fault?.when === 'beforeWrite') throw new Error(`the store failed (call ${number})`);
 		const known = new Set(read);
 		const recordedBefore = keys.filter((key) => known.has(key));

@@ -19,25 +19,31 @@ import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import type { Carried, Delivery, SimulationCase } from './model';
 import { ACTED, CaseRecord, StoreRow } from './model';
 
-/** Methods of the sender's own code a case may make throw, each a position a fault of this code can strike. */
-const FAULT_TARGETS: ReadonlyArray<[string, object, string]> = [
-	['AccountGate.takeStart', AccountGate.prototype, 'takeStart'],
-	['AccountGate.answered', AccountGate.prototype, 'answered'],
-	['SendJob.isWhole', SendJob.prototype, 'isWhole'],
-	['SendJob.packNextBody', SendJob.prototype, 'packNextBody'],
-	['SendJob.depart', SendJob.prototype, 'depart'],
-	['SendJob.reported', SendJob.prototype, 'reported'],
-	['SendJob.putBack', SendJob.prototype, 'putBack'],
-	['KeyClaims.claim', KeyClaims.prototype, 'claim'],
-	['KeyClaims.release', KeyClaims.prototype, 'release'],
-	['KeyClaims.settle', KeyClaims.prototype, 'settle'],
-	['AccountSender.answerFailure', AccountSender.prototype, 'answerFailure'],
+/**
+ * Methods of the sender's own code a case may make fail, each a position a fault of this code can
+ * strike: a method that returns a promise rejects it, as an async one would, the others throw.
+ */
+const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects']> = [
+	['AccountGate.takeStart', AccountGate.prototype, 'takeStart', 'throws'],
+	['AccountGate.answered', AccountGate.prototype, 'answered', 'throws'],
+	['SendJob.isWhole', SendJob.prototype, 'isWhole', 'throws'],
+	['SendJob.packNextBody', SendJob.prototype, 'packNextBody', 'throws'],
+	['SendJob.depart', SendJob.prototype, 'depart', 'throws'],
+	['SendJob.reported', SendJob.prototype, 'reported', 'throws'],
+	['SendJob.putBack', SendJob.prototype, 'putBack', 'rejects'],
+	['KeyClaims.claim', KeyClaims.prototype, 'claim', 'rejects'],
+	['KeyClaims.release', KeyClaims.prototype, 'release', 'rejects'],
+	['KeyClaims.settleNow', KeyClaims.prototype, 'settleNow', 'rejects'],
+	['AccountSender.answerFailure', AccountSender.prototype, 'answerFailure', 'rejects'],
 ];
 
 export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
 
 /** How long after the last delivery's start the case may run before what still runs counts as hanging. */
 const CASE_LIMIT_MS = 10 * 60_000;
+
+/** How long the account is quiet before the redelivery, as between a shop's rushes. */
+const QUIET_BEFORE_REDELIVERY_MS = 2 * 60_000;
 
 /** How long a redelivery may take, with the service taking everything. */
 export const REDELIVERY_LIMIT_MS = 30_000;
@@ -91,9 +97,9 @@ export class World {
 		}
 		const keyedOrders = [...new Set(this.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders))];
 		for (let process = 0; process < this.simulated.processes; process++) {
-			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
+			const fresh = { process, atMs: QUIET_BEFORE_REDELIVERY_MS, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
 			for (const delivery of [...keyedOrders.map((order) => ({ ...fresh, keyed: true, orders: [order] })), fresh]) this.deliverAt(delivery, true);
-			await this.runUntilQuiet(Date.now() + REDELIVERY_LIMIT_MS);
+			await this.runUntilQuiet(Date.now() + QUIET_BEFORE_REDELIVERY_MS + REDELIVERY_LIMIT_MS);
 		}
 	}
 
@@ -104,16 +110,20 @@ export class World {
 
 	private installCodeFaults(): void {
 		const calls = new Map<string, number>();
-		for (const [name, prototype, method] of FAULT_TARGETS) {
+		for (const [name, prototype, method, fails] of FAULT_TARGETS) {
 			const strikes = this.simulated.codeFaults.filter((fault) => fault.method === name).map((fault) => fault.call);
 			if (strikes.length === 0) continue;
 			const host = prototype as { [method: string]: (...args: unknown[]) => unknown };
 			const original = host[method];
-			const world = this;
+			const faultsStrike = () => this.faulty;
 			host[method] = function (this: unknown, ...args: unknown[]) {
 				const call = (calls.get(name) ?? 0) + 1;
 				calls.set(name, call);
-				if (world.faulty && strikes.includes(call)) throw new Error(`simulated fault in ${name} (call ${call})`);
+				if (faultsStrike() && strikes.includes(call)) {
+					const fault = new Error(`simulated fault in ${name} (call ${call})`);
+					if (fails === 'rejects') return Promise.reject(fault);
+					throw fault;
+				}
 				return original.apply(this, args);
 			};
 			this.restores.push(() => (host[method] = original));
@@ -191,7 +201,7 @@ export class World {
 		};
 		const credential = { baseUrl: `https://service.test/${this.name}/process-${delivery.process}`, apiKey: 'simulated' };
 		const store = this.store;
-		const world = this;
+		const answer = async (body: Buffer) => await this.answer(delivery.process, body);
 		return {
 			getNode: () => node,
 			getWorkflow: () => ({ id: `${this.name}-process-${delivery.process}`, name: 'Shop', active: true }),
@@ -211,7 +221,7 @@ export class World {
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
 					await store.call('remove', keys.map(String), maxEntries);
 				},
-				httpRequestWithAuthentication: async (_type: string, request: { body: Buffer }) => await world.answer(delivery.process, request.body),
+				httpRequestWithAuthentication: async (_type: string, request: { body: Buffer }) => await answer(request.body),
 			},
 		} as unknown as IExecuteFunctions;
 	}
@@ -223,7 +233,8 @@ export class World {
 		const answer = this.faulty ? (this.simulated.answers[number] ?? 'taken') : 'taken';
 		const request = { number, process, carried, answer, sentAtMs: Date.now() } as (typeof this.record.requests)[number];
 		this.record.requests.push(request);
-		await this.scheduler.schedule(Promise.resolve(), `request ${number} (${answer})`);
+		// The redelivery's answers come at once: its checks are about what the case left behind.
+		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${answer})`);
 		request.answeredAtMs = Date.now();
 		if (ACTED[answer]) for (const transaction of carried) this.record.queue(transaction);
 		const reports = (queued: boolean) => JSON.stringify({ reports: carried.map(() => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });

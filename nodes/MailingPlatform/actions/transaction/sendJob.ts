@@ -45,10 +45,13 @@ export interface Part {
 	body: Body;
 }
 
+/** An execution of more transactions than this is a bulk: no other execution's transactions share its requests. */
+const LARGEST_SHARING_EXECUTION = 10;
+
 /**
  * Chooses the next request's `parts`, added as they are chosen (so that a fault still knows
  * them): the job that has waited longest leads with its next body; if that body is all the job
- * has (a one-order execution, not a bulk's), jobs whose whole rest fits in the room left join it,
+ * has and the job is no bulk, jobs of no bulk whose whole rest fits in the room left join it,
  * longest waiting first, so that a small order rides in no bulk's request. A job with Ignore
  * Invalid Transactions off neither joins nor is joined: one invalid transaction fails its whole
  * request. `accountLimit`: the largest body the account takes. A job whose packing throws (a fault
@@ -59,7 +62,7 @@ export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], a
 	let size = 0;
 	for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
 		const leading = parts.length === 0;
-		if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid || !parts[0].job.isWhole(parts[0].body))) continue;
+		if (!leading && !(job.mayShare && parts[0].job.mayShare && parts[0].job.isWhole(parts[0].body))) continue;
 		const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
 		let body: Body | undefined;
 		try {
@@ -73,7 +76,7 @@ export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], a
 		size = leading ? body.bytes.length : size + body.bytes.length - 1;
 		limit = jobLimit;
 		parts.push({ job, body });
-		if (!job.settings.ignoreInvalid) break;
+		if (!job.mayShare) break;
 	}
 }
 
@@ -97,7 +100,8 @@ export class SendJob {
 	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
 	private departing: Body | undefined;
 
-	private departedAtMs = 0;
+	/** Whether the departing body's request was posted: from then on only its answer decides it. */
+	private posted = false;
 
 	private readonly packing: PackingCursor;
 
@@ -128,7 +132,15 @@ export class SendJob {
 		return !this.finished && this.departing === undefined;
 	}
 
-	/** Whether `body` carries all the job has to send (those whose key was taken left it): the job is no bulk. */
+	/**
+	 * Whether its requests may carry other executions' transactions: it is no bulk, and with
+	 * Ignore Invalid Transactions off one invalid transaction would fail its whole request.
+	 */
+	get mayShare(): boolean {
+		return this.settings.ignoreInvalid && this.packing.order.length <= LARGEST_SHARING_EXECUTION;
+	}
+
+	/** Whether `body` carries all the job has to send (those whose key was taken left it). */
 	isWhole(body: Body): boolean {
 		return body.start === 0 && body.end === this.packing.order.length;
 	}
@@ -169,9 +181,9 @@ export class SendJob {
 		return this.departing;
 	}
 
-	/** The request carrying `body` is about to be posted. */
+	/** The request carrying its departing body is about to be posted. */
 	depart(): void {
-		this.departedAtMs = monotonicMs();
+		this.posted = true;
 		this.note.requests++;
 	}
 
@@ -191,12 +203,13 @@ export class SendJob {
 	}
 
 	/**
-	 * The body's request was refused before the service acted on it (`reason`): its keys are given
-	 * back, so that nothing waiting holds a key, and its transactions wait for the next request.
+	 * The body's request was refused before the service acted on it: its keys are given back, so
+	 * that nothing waiting holds a key, and its transactions wait for the next request. The
+	 * request's own time is not counted as waited.
 	 */
-	async sendAgain(body: Body, reason: string): Promise<void> {
+	async sendAgain(body: Body): Promise<void> {
 		this.refusedRequests++;
-		this.waits.refused(reason, this.departedAtMs);
+		this.waits.count(monotonicMs(), '', false);
 		await this.putBack(body);
 	}
 
@@ -206,7 +219,12 @@ export class SendJob {
 	 */
 	async putBack(body: Body): Promise<void> {
 		await this.settings.keys?.release(this.packing.itemsOf(body));
+		this.unchoose(body);
+	}
+
+	private unchoose(body: Body): void {
 		this.departing = undefined;
+		this.posted = false;
 		this.packing.rewind(body.start);
 	}
 
@@ -215,9 +233,13 @@ export class SendJob {
 		return this.departing;
 	}
 
-	/** Ends the job: every transaction not yet sent fails with `message`, as not processed. */
+	/**
+	 * Ends the job: every transaction not yet sent fails with `message`, as not processed, a body
+	 * chosen for a request that a fault stopped before its keys were claimed included.
+	 */
 	giveUp(message: string, description: string): void {
 		if (this.finished) return;
+		if (this.departing !== undefined && !this.posted) this.unchoose(this.departing);
 		const rest = this.packing.rest();
 		if (rest.length > 0) {
 			const error = serviceError(this.context, { message, description, notProcessed: true }, rest[0]);
@@ -229,9 +251,10 @@ export class SendJob {
 	/** The body's request ended for good with `outcome`: its keys are settled by it. */
 	private answered(outcome: Outcome, stop: boolean): void {
 		this.departing = undefined;
+		this.posted = false;
 		this.waitingSinceMs = monotonicMs();
-		this.settings.keys?.settle(outcome);
 		this.decide(outcome, stop);
+		this.settings.keys?.settle(outcome);
 		this.finishIfAllSent();
 	}
 
