@@ -86,7 +86,7 @@ export function problemsOf(world: World): string[] {
 				unknownOrders.add(order);
 				if (acted === 0) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but no request that carried it reached the service: ${requests.map((request) => request.answer).join(', ') || 'none left'}`);
 			}
-			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0 && !toldMarkMayStay.has(order)) problems.push(`alreadySent: ${where} says "${text}", but the service never queued ${order}`);
+			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0 && !toldMarkMayStay.has(order) && !record.storeLimitKeys.has(order)) problems.push(`alreadySent: ${where} says "${text}", but the service never queued ${order}`);
 			const waited = /waited ([\d.]+) s for the account's requests \(Max Wait Seconds\)/.exec(text);
 			if (waited !== null) problems.push(...maxWaitProblems(world, execution, where));
 		});

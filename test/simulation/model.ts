@@ -128,8 +128,11 @@ export class StoreRow {
 		private readonly faulty: () => boolean,
 	) {}
 
-	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed`. */
-	async call(kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
+	/** Which process's call last added each entry. */
+	private readonly addedBy = new Map<string, number>();
+
+	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed` by `process`. */
+	async call(process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
 		const number = ++this.record.storeCalls;
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
@@ -141,10 +144,23 @@ export class StoreRow {
 		const written =
 			kind === 'remove' ? read.filter((entry) => !keys.includes(entry)) : [...read, ...keys.filter((key, index) => !known.has(key) && keys.indexOf(key) === index)].slice(-maxEntries);
 		if (this.version !== readVersion) this.noteStale(read, keys);
+		this.noteReadMarks(process, recordedBefore);
+		for (const key of written) if (!known.has(key)) this.addedBy.set(key, process);
 		this.entries = written;
 		this.version++;
 		if (fault?.when === 'afterWrite') throw new Error(`the store's answer was lost (call ${number})`);
 		return recordedBefore;
+	}
+
+	/**
+	 * n8n's store offers no way to read an entry without writing it, so a process reads a "sent"
+	 * mark by recording it and removes it again where it was new: another process's reading
+	 * meanwhile finds it, as if the order had been sent. That is the store's limit too.
+	 */
+	private noteReadMarks(process: number, recordedBefore: readonly string[]): void {
+		for (const entry of recordedBefore) {
+			if (entry.startsWith('sent ') && this.addedBy.get(entry) !== process) this.record.storeLimitKeys.add(entry.slice('sent '.length));
+		}
 	}
 
 	/**

@@ -27,10 +27,10 @@ const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects'
 	['AccountGate.takeStart', AccountGate.prototype, 'takeStart', 'throws'],
 	['AccountGate.answered', AccountGate.prototype, 'answered', 'throws'],
 	['SendJob.isWhole', SendJob.prototype, 'isWhole', 'throws'],
-	['SendJob.packNextBody', SendJob.prototype, 'packNextBody', 'throws'],
-	['SendJob.depart', SendJob.prototype, 'depart', 'throws'],
+	['SendJob.choose', SendJob.prototype, 'choose', 'throws'],
+	['SendJob.post', SendJob.prototype, 'post', 'throws'],
 	['SendJob.reported', SendJob.prototype, 'reported', 'throws'],
-	['SendJob.putBack', SendJob.prototype, 'putBack', 'rejects'],
+	['SendJob.returnToWaiting', SendJob.prototype, 'returnToWaiting', 'rejects'],
 	['KeyClaims.claim', KeyClaims.prototype, 'claim', 'rejects'],
 	['KeyClaims.release', KeyClaims.prototype, 'release', 'rejects'],
 	['KeyClaims.settleNow', KeyClaims.prototype, 'settleNow', 'rejects'],
@@ -215,11 +215,11 @@ export class World {
 			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 			helpers: {
 				checkProcessedAndRecord: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
-					const processed = await store.call('record', keys.map(String), maxEntries);
+					const processed = await store.call(delivery.process, 'record', keys.map(String), maxEntries);
 					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
 				},
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
-					await store.call('remove', keys.map(String), maxEntries);
+					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
 				},
 				httpRequestWithAuthentication: async (_type: string, request: { body: Buffer }) => await answer(request.body),
 			},

@@ -201,7 +201,7 @@ export class AccountSender {
 			parts = await this.claimed(chosen);
 			const leaving: Part[] = [];
 			for (const part of parts) {
-				if (part.job.withdrawn) await part.job.putBack(part.body);
+				if (part.job.withdrawn) await part.job.returnToWaiting(part.body, false);
 				else leaving.push(part);
 			}
 			if (leaving.length === 0) return;
@@ -210,7 +210,7 @@ export class AccountSender {
 			const [{ job: head }] = leaving;
 			let earlierAttempts = 0;
 			for (const { job } of leaving) {
-				job.depart();
+				job.post();
 				job.note.companions += leaving.length - 1;
 				earlierAttempts = Math.max(earlierAttempts, job.refusedRequests);
 			}
@@ -255,7 +255,7 @@ export class AccountSender {
 			const refused = parts.reduce((most, { job }) => Math.max(most, job.refusedRequests + 1), 0);
 			this.gate.pause(retryDelayMs(refused - 1, undefined), 'the service could not be reached');
 		}
-		await Promise.all(parts.map(async ({ job, body }) => await job.sendAgain(body)));
+		await Promise.all(parts.map(async ({ job, body }) => await job.returnToWaiting(body, true)));
 	}
 
 	/**
@@ -265,7 +265,7 @@ export class AccountSender {
 	private faulted(parts: readonly Part[], fault: unknown, mayHaveActed: boolean): void {
 		const { message } = fault as Error;
 		for (const { job } of parts) {
-			const body = job.departingBody;
+			const body = job.currentBody;
 			if (body === undefined) continue;
 			const failure = mayHaveActed
 				? { message, description: 'The service may have queued these transactions. Check in the platform before you send them again.', outcomeUnknown: true }

@@ -67,7 +67,7 @@ export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], a
 		let body: Body | undefined;
 		try {
 			// Joined, the two arrays share one pair of brackets.
-			body = job.packNextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+			body = job.choose(leading ? jobLimit : jobLimit - size + 1, leading);
 		} catch (fault) {
 			job.giveUp(`Not sent: ${(fault as Error).message}`, 'It was not sent, so running it again sends it once.');
 			continue;
@@ -97,10 +97,10 @@ export class SendJob {
 	/** When it last began to wait: the execution that has waited longest leads the next request. */
 	waitingSinceMs: number;
 
-	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
-	private departing: Body | undefined;
+	/** Its body in a request, from the moment it is chosen until the service's answer is handled. */
+	private current: Body | undefined;
 
-	/** Whether the departing body's request was posted: from then on only its answer decides it. */
+	/** Whether the current body's request was posted: from then on only its answer decides it. */
 	private posted = false;
 
 	private readonly packing: PackingCursor;
@@ -129,7 +129,7 @@ export class SendJob {
 
 	/** Whether it has transactions waiting for a request: none of its own is being made or under way. */
 	get isWaiting(): boolean {
-		return !this.finished && this.departing === undefined;
+		return !this.finished && this.current === undefined;
 	}
 
 	/**
@@ -151,12 +151,12 @@ export class SendJob {
 	 * small one's request slow. A transaction no request can carry becomes its item's outcome on
 	 * the way; without continue-on-fail that ends the job, as does having nothing left.
 	 */
-	packNextBody(room: number, leading: boolean): Body | undefined {
+	choose(room: number, leading: boolean): Body | undefined {
 		const body = this.packing.next(room, leading, (refusal) => {
 			this.decide(refusedOutcome(refusal, this.packing.order, this.queued), this.settings.stopAtFailure);
 			return !this.finished;
 		});
-		if (body !== undefined) return (this.departing = body);
+		if (body !== undefined) return (this.current = body);
 		this.finishIfAllSent();
 		return undefined;
 	}
@@ -175,14 +175,14 @@ export class SendJob {
 		// n8n's store could not be asked: a failure, where the node stops without continue-on-fail.
 		const stop = this.settings.stopAtFailure && decided.some((outcome) => outcome.kind === 'refused');
 		const rest = this.packing.without(body, new Set(decided.flatMap((outcome) => outcome.itemIndexes)));
-		this.departing = stop ? undefined : rest;
+		this.current = stop ? undefined : rest;
 		if (stop) this.finish();
 		else this.finishIfAllSent();
-		return this.departing;
+		return this.current;
 	}
 
-	/** The request carrying its departing body is about to be posted. */
-	depart(): void {
+	/** The request carrying its current body is about to be posted. */
+	post(): void {
 		this.posted = true;
 		this.note.requests++;
 	}
@@ -203,34 +203,28 @@ export class SendJob {
 	}
 
 	/**
-	 * The body's request was refused before the service acted on it: its keys are given back, so
-	 * that nothing waiting holds a key, and its transactions wait for the next request. The
-	 * request's own time is not counted as waited.
+	 * The body goes back to waiting, its keys released so that nothing waiting holds a key: the
+	 * service `refused` its request without acting on it (the request's own time is not counted
+	 * as waited), or its execution was stopped before it left.
 	 */
-	async sendAgain(body: Body): Promise<void> {
-		this.refusedRequests++;
-		this.waits.count(monotonicMs(), '', false);
-		await this.putBack(body);
-	}
-
-	/**
-	 * The body leaves no request after all: the service refused it, or its execution was stopped
-	 * before it left. Its keys are given back, and its transactions wait for the next request.
-	 */
-	async putBack(body: Body): Promise<void> {
+	async returnToWaiting(body: Body, refused: boolean): Promise<void> {
+		if (refused) {
+			this.refusedRequests++;
+			this.waits.count(monotonicMs(), '', false);
+		}
 		await this.settings.keys?.release(this.packing.itemsOf(body));
 		this.unchoose(body);
 	}
 
 	private unchoose(body: Body): void {
-		this.departing = undefined;
+		this.current = undefined;
 		this.posted = false;
 		this.packing.rewind(body.start);
 	}
 
-	/** Its body chosen for a request whose answer is not handled yet, if any. */
-	get departingBody(): Body | undefined {
-		return this.departing;
+	/** Its body in a request whose answer is not handled yet, if any. */
+	get currentBody(): Body | undefined {
+		return this.current;
 	}
 
 	/**
@@ -239,7 +233,7 @@ export class SendJob {
 	 */
 	giveUp(message: string, description: string): void {
 		if (this.finished) return;
-		if (this.departing !== undefined && !this.posted) this.unchoose(this.departing);
+		if (this.current !== undefined && !this.posted) this.unchoose(this.current);
 		const rest = this.packing.rest();
 		if (rest.length > 0) {
 			const error = serviceError(this.context, { message, description, notProcessed: true }, rest[0]);
@@ -250,7 +244,7 @@ export class SendJob {
 
 	/** The body's request ended for good with `outcome`: its keys are settled by it. */
 	private answered(outcome: Outcome, stop: boolean): void {
-		this.departing = undefined;
+		this.current = undefined;
 		this.posted = false;
 		this.waitingSinceMs = monotonicMs();
 		this.decide(outcome, stop);
@@ -260,7 +254,7 @@ export class SendJob {
 
 	/** Packing has passed the last transaction and nothing is held or under way: every item has its outcome. */
 	private finishIfAllSent(): void {
-		if (this.packing.passedAll && this.departing === undefined) this.finish();
+		if (this.packing.passedAll && this.current === undefined) this.finish();
 	}
 
 	private decide(outcome: Outcome, stop: boolean): void {
