@@ -3,6 +3,10 @@
  * deduplication store (its database), so that an order is sent once over executions.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { projectRoot } from '../../scripts/n8n';
 
 import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
@@ -45,7 +49,29 @@ function historyOf(rows: ProcessedDataRow[], nodeId: string): ProcessedDataRow |
 	return rows.find((row) => row.context === `n:${nodeId}`);
 }
 
+/** The key expression README.md's Exactly Once section gives for Create behind n8n's Webhook node. */
+function readmeKeyExpression(): string {
+	const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+	const section = readme.slice(readme.indexOf('## Exactly Once'));
+	const expression = /`(\{\{ \$json\.body\.[^`]+ \}\})`/.exec(section)?.[1];
+	if (expression === undefined) throw new Error("README.md's Exactly Once section gives no key expression on $json.body");
+	return expression;
+}
+
 export const safeSendingCases: E2eCase[] = [
+	{
+		name: "safe sending: the README's Deduplication Key behind n8n's Webhook node sends an order delivered twice once",
+		workflow: 'test/e2e/workflows/readmeKeyBehindWebhook.json',
+		standIns: { Webhook: 'pinnedData' },
+		// The user copies the README's expression into the option; the shop delivers the order twice.
+		executions: [{ edit: (workflow) => (sendOptions(workflow).deduplicationKey = `=${readmeKeyExpression()}`) }, {}],
+		check({ executions: [first, second], double }) {
+			assert.deepEqual(sendOutput(first).map((item) => item.queued), [true]);
+			assertSkipped(sendOutput(second), ['README-1']);
+			assert.deepEqual(transactionRequests(second), [], 'the second delivery sent nothing');
+			assert.deepEqual(queuedOrders(double, 'README-'), ['README-1'], 'one e-mail for the order');
+		},
+	},
 	{
 		name: "n8n's deduplication store is shared by two executions of one workflow (Remove Duplicates)",
 		workflow: 'test/e2e/workflows/removeDuplicatesTwice.json',
