@@ -175,9 +175,9 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				name: 'deduplicationKey',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. {{ $json.body.id }}',
+				placeholder: 'e.g. {{ $json.body.order_number }}',
 				description:
-					'A value that identifies the order, e.g. {{ $json.body.id }} behind a Webhook node. A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true.',
+					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true.',
 			},
 			{
 				displayName: 'Dry Run',
