@@ -3,15 +3,12 @@
  * deduplication store (its database), so that an order is sent once over executions.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { projectRoot } from '../../scripts/n8n';
 
 import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
 import { nodeError, sendOptions, succeeded } from './checks';
 import type { ProcessedDataRow } from './processedData';
+import { readmeKeyExpression } from './readmeKey';
 import type { WorkflowFile } from './workflowFile';
 import { outputOf } from './workflowFile';
 
@@ -47,15 +44,6 @@ function deliverOrder(workflow: WorkflowFile, id: string): void {
 /** The node's history in n8n's database: the row of scope 'node' for the node with this id. */
 function historyOf(rows: ProcessedDataRow[], nodeId: string): ProcessedDataRow | undefined {
 	return rows.find((row) => row.context === `n:${nodeId}`);
-}
-
-/** The key expression README.md's Exactly Once section gives for Create behind n8n's Webhook node. */
-function readmeKeyExpression(): string {
-	const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
-	const section = readme.slice(readme.indexOf('## Exactly Once'));
-	const expression = /`(\{\{ \$json\.body\.[^`]+ \}\})`/.exec(section)?.[1];
-	if (expression === undefined) throw new Error("README.md's Exactly Once section gives no key expression on $json.body");
-	return expression;
 }
 
 export const safeSendingCases: E2eCase[] = [
