@@ -61,7 +61,15 @@ async function quiet(double: ServiceDouble): Promise<void> {
 }
 
 const rows: Row[] = [
-	{ position: 'the claim’s recording fails', promised: 'notSent', strike: () => void processedData.planned.set(1, 'fail') },
+	{ position: 'the claim’s recording fails once, and is asked again', promised: 'queued', strike: () => void processedData.planned.set(1, 'fail') },
+	{
+		position: 'the claim’s recording fails twice',
+		promised: 'notSent',
+		strike: () => {
+			processedData.planned.set(1, 'fail');
+			processedData.planned.set(2, 'fail');
+		},
+	},
 	{ position: 'the claim’s recording is undone by another process', promised: 'queued', strike: () => void processedData.planned.set(1, 'undo') },
 	{
 		// Finding 2: A-0 was sent by an earlier execution, so the claim reads the marks; A-1's key was recorded and must go back.
@@ -75,9 +83,9 @@ const rows: Row[] = [
 		},
 	},
 	{
-		// Finding 1.
+		// The key is back as if another delivery held it: sending it again could double another process's order, so it is skipped and said so.
 		position: 'a 429’s give-back of the key is undone by another process',
-		promised: 'queued',
+		promised: 'othersKey',
 		strike: (double) => {
 			double.faults.failNext(1, 429, { retryAfter: '0', match: 'transactions' });
 			processedData.planned.set(2, 'undo');

@@ -37,6 +37,16 @@ export class ServiceError extends NodeApiError {
 }
 
 /**
+ * Whether the service may have acted on the request that failed with `error`: only a failure it
+ * certainly did not act on (it never got the request, or said it did not take it) or refused
+ * with a 4xx answer did nothing. Any other failure counts, e.g. a request the credential refused
+ * to build, since doing a thing twice is the one mistake not undone.
+ */
+export function mayHaveActed(error: unknown): boolean {
+	return error instanceof ServiceError && !error.notProcessed && !/^4\d\d$/.test(String(error.httpCode ?? ''));
+}
+
+/**
  * The one builder of this package's `NodeApiError`: from the service's answer and our own
  * words only, so no request header (and no credential) can leak into it.
  */

@@ -175,11 +175,19 @@ export class KeyClaims {
 	 * store could not be asked (then none of them is sent, and none stays claimed).
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
+		const keys = itemIndexes.map((itemIndex) => this.keys[itemIndex]);
 		let taken: Set<string>;
+		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
+		let answerLost = false;
 		try {
-			taken = await this.store.record(itemIndexes.map((itemIndex) => this.keys[itemIndex]));
-		} catch (error) {
-			return [this.notAsked(itemIndexes, error)];
+			taken = await this.store.record(keys);
+		} catch {
+			answerLost = true;
+			try {
+				taken = await this.store.record(keys);
+			} catch (error) {
+				return [this.notAsked(itemIndexes, error)];
+			}
 		}
 		const found: number[] = [];
 		const now = monotonicMs();
@@ -192,23 +200,35 @@ export class KeyClaims {
 		}
 		if (found.length === 0) return [];
 		let sent: Set<string>;
+		const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 		try {
-			const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 			sent = await this.store.record(marks);
-			// Recording is the only way to read the store: a mark that was not there goes again.
-			await this.store.remove(marks.filter((mark) => !sent.has(mark)));
 		} catch (error) {
 			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
 			return [this.notAsked(itemIndexes, error)];
+		}
+		try {
+			// Recording is the only way to read the store: a mark that was not there goes again.
+			await confirmRemoved(this.store, marks.filter((mark) => !sent.has(mark)));
+		} catch (error) {
+			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
+			const problem = new InputProblem(
+				`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`,
+				`It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`,
+			);
+			return [{ kind: 'refused', itemIndexes, problem }];
 		}
 		const skipped: Outcome[] = [];
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
 			const givenBack = this.givenBack.delete(itemIndex);
 			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			// Its own key, whose give-back did not hold.
+			// Its own key, whose give-back did not go through.
 			else if (givenBack) this.claimed.set(itemIndex, now);
-			else {
+			else if (answerLost) {
+				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
+				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+			} else {
 				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
 				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
 			}
@@ -218,22 +238,36 @@ export class KeyClaims {
 
 	/**
 	 * Gives back the keys of items whose request the service did not act on, or that did not
-	 * leave. One removal: should it fail or be undone, the key is found again as this execution's
-	 * own, and `settled()` removes what was never sent.
+	 * leave, tried `REMOVE_ROUNDS` times. Once a removal went through, another process may claim
+	 * the key; should none go through, the key is still this execution's own when found again,
+	 * and `settled()` removes what was never sent.
 	 */
 	async release(itemIndexes: readonly number[]): Promise<void> {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
-		for (const itemIndex of mine) this.givenBack.add(itemIndex);
-		try {
-			await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
-		} catch {
-			// Still given back: see above.
+		for (let round = 1; round <= REMOVE_ROUNDS; round++) {
+			try {
+				await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
+				return;
+			} catch {
+				// Tried again; after the last round, given back all the same (see above).
+			}
 		}
+		for (const itemIndex of mine) this.givenBack.add(itemIndex);
 	}
 
-	/** Settles the keys of a request's items by its outcome, in the background: `settled()` waits for it. */
+	/**
+	 * Settles the keys of a request's items by its outcome, in the background: `settled()` waits
+	 * for it. A fault of this code there leaves each key as it was, and its item says so.
+	 */
 	settle(outcome: Outcome): void {
-		this.settlements.push(this.settleNow(outcome));
+		const settling = this.settleNow(outcome).catch((fault: unknown) => {
+			const reason = (fault as Error).message;
+			const kept = outcome.itemIndexes.filter((_, position) => mayHaveQueued(outcome, position));
+			const notReleased = outcome.itemIndexes.filter((_, position) => !mayHaveQueued(outcome, position));
+			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
+			if (notReleased.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes: notReleased, reason });
+		});
+		this.settlements.push(settling);
 	}
 
 	/** Once the keys of every request are settled in n8n's store, and those given back and never sent are gone from it, lets the keys go. */
@@ -248,7 +282,10 @@ export class KeyClaims {
 	}
 
 	private notAsked(itemIndexes: readonly number[], error: unknown): Outcome {
-		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'It was not sent. Run the workflow again.');
+		const problem = new InputProblem(
+			`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`,
+			'It was not sent. Run the workflow again; should n8n\'s store have kept its key all the same, the re-run says so, and running it once with another key sends it.',
+		);
 		return { kind: 'refused', itemIndexes, problem };
 	}
 

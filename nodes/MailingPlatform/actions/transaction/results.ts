@@ -4,6 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { counted } from '../../helpers/numbers';
 import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
+import { mayHaveActed } from '../../transport/errors';
 import type { Refusal } from './packing';
 
 /** The service's report entry of one transaction, as the output item shows it (its fields pass through). */
@@ -37,22 +38,12 @@ export interface KeyOutcome {
 }
 
 /**
- * Whether the service may have acted on a request that failed: only a failure it certainly did not
- * act on (it never got the request, or said it did not take it) or refused with a 4xx answer
- * queued nothing. Any other failure counts, e.g. a request the credential refused to build, since
- * a resend is the one mistake not undone.
- */
-function failureMayHaveQueued(error: ServiceError): boolean {
-	return !error.notProcessed && !/^4\d\d$/.test(String(error.httpCode ?? ''));
-}
-
-/**
  * Whether the service may have queued the transaction at `position` of `outcome`: its key is kept
  * exactly then, and given back otherwise, so that a re-run sends it.
  */
 export function mayHaveQueued(outcome: Outcome, position: number): boolean {
 	if (outcome.kind === 'reported') return outcome.reports[position].queued;
-	return outcome.kind === 'failed' && failureMayHaveQueued(outcome.error);
+	return outcome.kind === 'failed' && mayHaveActed(outcome.error);
 }
 
 /**
@@ -60,7 +51,7 @@ export function mayHaveQueued(outcome: Outcome, position: number): boolean {
  * may have queued them. n8n's Retry On Fail sends the others again.
  */
 export function reachedService(outcome: Outcome): boolean {
-	return outcome.kind === 'reported' || (outcome.kind === 'failed' && failureMayHaveQueued(outcome.error));
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && mayHaveActed(outcome.error));
 }
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
