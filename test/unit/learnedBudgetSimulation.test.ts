@@ -1,11 +1,11 @@
 /**
  * Processes sharing one account, each learning its pace alone, for 15 simulated minutes a case
- * (test/double/sharedAccount.ts: the account's token bucket, burst = rate, answers in 30–90 ms,
+ * (test/harness/sharedAccount.ts: the account's token bucket, burst = rate, answers in 30–90 ms,
  * the test's clock and chance). Each process may be refused at most 5% of what the account took
  * of it plus one (its first lesson), and most of the budget is used.
  */
-import type { Phase, Sent } from '../double/sharedAccount';
-import { countsPerProcess, simulateAccount, usedShare } from '../double/sharedAccount';
+import type { Phase, Sent } from '../harness/sharedAccount';
+import { countsPerProcess, simulateAccount, usedShare } from '../harness/sharedAccount';
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -20,7 +20,7 @@ function expectRefusalsWithinBounds(sent: readonly Sent[]): void {
 	for (const [refused, bound] of refusalsAndBounds(sent)) expect(refused).toBeLessThanOrEqual(bound);
 }
 
-const run = (phases: Phase[], seconds = MINUTES * 60) => simulateAccount(phases, seconds);
+const run = (phases: Phase[], seconds = MINUTES * 60, seed = 1) => simulateAccount(phases, seconds, seed);
 
 describe('processes sharing one account, each learning its pace alone', () => {
 	it('finds a budget that grew from 5 to 40 a second within a minute: ≥ 80% of what the process sends with no budget at all', () => {
@@ -35,11 +35,16 @@ describe('processes sharing one account, each learning its pace alone', () => {
 		expectRefusalsWithinBounds(sent);
 	});
 
-	it('lets the one process left of four use ≥ 80% of the budget within a minute of the others stopping', () => {
-		const sent = run([
-			{ fromSecond: 0, rate: 8, processes: 4 },
-			{ fromSecond: 300, rate: 8, processes: 1 },
-		]);
+	// Which process is left, and how small its share was, depends on chance: four draws of it.
+	it.each([1, 2, 3, 4])('lets the one process left of four use ≥ 80% of the budget within a minute of the others stopping (seed %i)', (seed) => {
+		const sent = run(
+			[
+				{ fromSecond: 0, rate: 8, processes: 4 },
+				{ fromSecond: 300, rate: 8, processes: 1 },
+			],
+			MINUTES * 60,
+			seed,
+		);
 
 		expect(usedShare(sent, 8, 360, 420)).toBeGreaterThanOrEqual(0.8);
 		expectRefusalsWithinBounds(sent);

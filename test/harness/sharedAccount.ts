@@ -1,7 +1,7 @@
 /**
  * Processes that share one account and know nothing of each other (queue-mode workers, two n8n
  * installations on one key), each with its own gate, sending as fast as their gates allow against
- * the account's token bucket (budget.ts: `rate` per second, burst `rate`, 429 with
+ * the account's token bucket (test/double/budget.ts: `rate` per second, burst `rate`, 429 with
  * `Retry-After: 1` beyond). Each process behaves as the account's sender and the transport do:
  * at most two requests under way, the second once the first has taken 0.2 s, and only one while a
  * refusal is the gate's latest news; every answer goes to the gate, a refusal pauses it. Answers
@@ -9,7 +9,7 @@
  * and chance are the test's (jest's mocks of `performance.now` and `Math.random`), so a run is the
  * same on any machine, and it moves from one event to the next, so that hours take no time.
  */
-import { RequestBudget } from './budget';
+import { RequestBudget } from '../double/budget';
 import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import { retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
 
