@@ -7,18 +7,22 @@ import { monotonicMs } from '../transport/accountGate';
  * n8n's deduplication store for one node, safe within a process. The store reads a node's whole
  * history row, changes it and writes it back with no lock, so two calls at once lose one's
  * change, and two first calls collide on inserting the row. Here every call for one workflow's
- * node waits its turn in this process, calls of one kind waiting together go as one, and a
- * first-use collision with another process is tried again. Each call costs n8n's one thread a
- * read, parse, rewrite and write of the whole row, so a node's calls start at least
- * `CALL_SPACING_MS` apart and whatever waits meanwhile goes together: a lone order's claim goes
- * at once, while at a steady stream of orders several claims, and the confirmations due by then,
- * share one rewrite.
+ * node waits its turn in this process, calls of one kind waiting together go as one (a group
+ * commit: a call goes as soon as the one before it ended, taking whatever arrived meanwhile),
+ * and a first-use collision with another process is tried again. Each call costs n8n's one
+ * thread a read, parse, rewrite and write of the whole row, so after a call the node's next one
+ * waits `GATHER_FACTOR` times as long as that call took (at most `MAX_GATHER_MS`): nothing where
+ * the row is small, a short gathering of the claims of a steady stream where it is full. A lone
+ * call goes at once. Confirmations of keys (`confirm`) ride the next call of the node and go
+ * alone only when none comes within `RIDE_WAIT_MS`.
  */
 
 type Waiting = {
 	kind: 'record' | 'remove';
-	/** The call may go from this moment on (of `monotonicMs`; undefined: at once). */
-	notBeforeMs?: number;
+	/** The call may go from this moment on (of `monotonicMs`), with another call of its kind... */
+	notBeforeMs: number;
+	/** ...and from this moment on also alone. */
+	aloneFromMs: number;
 	keys: readonly string[];
 	context: IExecuteFunctions;
 	options: ICheckProcessedOptions;
@@ -26,14 +30,18 @@ type Waiting = {
 	failed: (error: unknown) => void;
 };
 
-/**
- * The least time between the starts of one node's calls: at 20 orders a second, four claims share
- * a rewrite of the row, and an order's claim waits at most this long.
- */
-const CALL_SPACING_MS = 200;
+/** After a call, the node's next one waits this many times as long as the call took, for others to join it. */
+const GATHER_FACTOR = 10;
+/** The longest gathering: at 20 orders a second, about three claims share a rewrite of a full row. */
+const MAX_GATHER_MS = 150;
+/** How long a confirmation waits for another call of the node to ride before it goes alone. */
+const RIDE_WAIT_MS = 200;
 
-/** When each workflow's node last called the store, for the spacing; kept while the process lives, a number per node. */
-const lastCallMs = new Map<string, number>();
+/** When each workflow's node's last call ended and how long the next one waits after it; kept while the process lives, two numbers per node. */
+const lastCall = new Map<string, { endedMs: number; gatherMs: number }>();
+
+/** How many entries each workflow's node's calls recorded that were not there, while the process lives: a number per node. */
+const addedEntries = new Map<string, number>();
 
 /** The calls waiting for one workflow's node, and how to wake its worker when a call arrives. */
 interface Queue {
@@ -69,17 +77,16 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-const mayGo = (waiting: Waiting, now: number) => waiting.notBeforeMs === undefined || waiting.notBeforeMs <= now;
-
-/** The first waiting call that may go, once there is one and the spacing since the node's last call has passed. */
+/** The first waiting call that may go, once there is one and the gathering after the node's last call has passed. */
 async function firstDue(id: string, queue: Queue): Promise<Waiting> {
 	for (;;) {
 		const now = monotonicMs();
-		const spacedMs = (lastCallMs.get(id) ?? Number.NEGATIVE_INFINITY) + CALL_SPACING_MS;
-		const due = now >= spacedMs ? queue.calls.find((waiting) => mayGo(waiting, now)) : undefined;
+		const last = lastCall.get(id);
+		const gatheredMs = last === undefined ? now : last.endedMs + last.gatherMs;
+		const due = now >= gatheredMs ? queue.calls.find((waiting) => waiting.aloneFromMs <= now) : undefined;
 		if (due !== undefined) return due;
-		const firstMayGoMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.notBeforeMs ?? now), Number.POSITIVE_INFINITY);
-		await Promise.race([sleep(Math.max(spacedMs, firstMayGoMs) - now), new Promise<void>((resolve) => (queue.wake = resolve))]);
+		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
+		await Promise.race([sleep(Math.max(gatheredMs, firstAloneMs) - now), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
 	}
 }
@@ -89,12 +96,11 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
 	while (queue.length > 0) {
 		const first = await firstDue(id, waitingCalls);
-		// Every waiting call of its kind that may go goes with it, not only the next ones: at a rush,
-		// confirmations of finished sends and claims of new orders share one rewrite of the row.
+		// Every waiting call of its kind that may go goes with it, not only the next ones: claims of
+		// new orders and confirmations of sent ones share one rewrite of the row.
 		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
-		const now = monotonicMs();
-		lastCallMs.set(id, now);
-		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries && mayGo(waiting, now);
+		const startedMs = monotonicMs();
+		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries && waiting.notBeforeMs <= startedMs;
 		const batch = queue.filter(together);
 		let left = 0;
 		for (const waiting of queue) if (!together(waiting)) queue[left++] = waiting;
@@ -102,6 +108,7 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
 		try {
 			const recordedBefore = await storeCall(batch, keys);
+			if (first.kind === 'record') addedEntries.set(id, (addedEntries.get(id) ?? 0) + keys.length - recordedBefore.size);
 			// Within one call, a key is new for the first that asks and recorded for the others.
 			for (const waiting of batch) {
 				const mine = new Set<string>();
@@ -111,6 +118,9 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 			}
 		} catch (error) {
 			for (const waiting of batch) waiting.failed(error);
+		} finally {
+			const endedMs = monotonicMs();
+			lastCall.set(id, { endedMs, gatherMs: Math.min(MAX_GATHER_MS, GATHER_FACTOR * (endedMs - startedMs)) });
 		}
 	}
 	queues.delete(id);
@@ -150,11 +160,11 @@ function nodeIdOf(context: IExecuteFunctions): string {
 	return id;
 }
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, notBeforeMs?: number): Promise<Set<string>> {
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, notBeforeMs: number, aloneFromMs: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const waiting: Waiting = { kind, notBeforeMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const waiting: Waiting = { kind, notBeforeMs, aloneFromMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
@@ -170,11 +180,22 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 /** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
 export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/** Records the entries and answers those recorded already; with `notBeforeMs`, not before that moment (of `monotonicMs`). */
-		record: async (keys: readonly string[], notBeforeMs?: number) => await enqueue(context, 'record', keys, maxEntries, notBeforeMs),
-		remove: async (keys: readonly string[]) => {
-			await enqueue(context, 'remove', keys, maxEntries);
+		/** Records the entries and answers those recorded already. */
+		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, maxEntries, monotonicMs(), monotonicMs()),
+		/** Records the entries again from `fromMs` on (of `monotonicMs`), with the node's next call, and answers those that were still recorded. */
+		confirm: async (keys: readonly string[], fromMs: number) => await enqueue(context, 'record', keys, maxEntries, fromMs, fromMs + RIDE_WAIT_MS),
+		/** Removes the entries, from `fromMs` on (of `monotonicMs`; at once without it). */
+		remove: async (keys: readonly string[], fromMs = monotonicMs()) => {
+			await enqueue(context, 'remove', keys, maxEntries, fromMs, fromMs);
 		},
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
+		/** How many entries this process's calls have added to the history so far: once `maxEntries` more, an entry may have been dropped. */
+		added: () => addedEntries.get(nodeIdOf(context)) ?? 0,
+		maxEntries,
 	};
+}
+
+/** Resolves once no call of the store waits in this process and no key is held, e.g. between the cases of a test, as at a restart of n8n. */
+export async function keyStoreIdle(): Promise<void> {
+	while (queues.size > 0 || sending.size > 0) await sleep(10);
 }
