@@ -79,8 +79,8 @@ export function watchKept(context: IExecuteFunctions, store: Store, kept: readon
  */
 export function removeInRounds(store: Store, entries: readonly string[]): { removed: Promise<void>; ended: Promise<void> } {
 	if (entries.length === 0) return { removed: Promise.resolve(), ended: Promise.resolve() };
-	let went = () => {};
-	let failed = (_error: unknown) => {};
+	let went!: () => void;
+	let failed!: (error: unknown) => void;
 	const removed = new Promise<void>((resolve, reject) => {
 		went = resolve;
 		failed = reject;
