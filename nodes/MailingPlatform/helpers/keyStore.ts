@@ -11,9 +11,10 @@ import { monotonicMs } from '../transport/accountGate';
  * commit: a call goes as soon as the one before it ended, taking whatever arrived meanwhile),
  * and a first-use collision with another process is tried again. Each call costs n8n's one
  * thread a read, parse, rewrite and write of the whole row, so after a call the node's next one
- * waits `GATHER_FACTOR` times as long as that call took (at most `MAX_GATHER_MS`): nothing where
- * the row is small, a short gathering of the claims of a steady stream where it is full. A lone
- * call goes at once. Confirmations of keys (`confirm`) ride the next call of the node and go
+ * waits for others to join it in proportion to the row's size (`MAX_GATHER_MS` at
+ * `FULL_ROW_ENTRIES`): hardly at all where the row is small, a short gathering of the claims of a
+ * steady stream where it is full. A lone call goes at once. The row's size is asked of n8n once
+ * per node and process, then counted on from the calls' answers. Confirmations of keys (`confirm`) ride the next call of the node and go
  * alone only when none comes within `RIDE_WAIT_MS`.
  */
 
@@ -30,18 +31,36 @@ type Waiting = {
 	failed: (error: unknown) => void;
 };
 
-/** After a call, the node's next one waits this many times as long as the call took, for others to join it. */
-const GATHER_FACTOR = 10;
-/** The longest gathering: at 20 orders a second, about three claims share a rewrite of a full row. */
+/**
+ * The longest gathering, after a call on a row of `FULL_ROW_ENTRIES` or more (the default history
+ * size's keys and marks): at 20 orders a second, about three claims share a rewrite of it.
+ */
 const MAX_GATHER_MS = 150;
+const FULL_ROW_ENTRIES = 20_000;
 /** How long a confirmation waits for another call of the node to ride before it goes alone. */
 const RIDE_WAIT_MS = 200;
 
-/** When each workflow's node's last call ended and how long the next one waits after it; kept while the process lives, two numbers per node. */
-const lastCall = new Map<string, { endedMs: number; gatherMs: number }>();
+/** What this process knows of each workflow's node's row; kept while the process lives, three numbers per node. */
+interface RowState {
+	/** When the node's last call ended (of `monotonicMs`). */
+	lastEndedMs?: number;
+	/** About how many entries the row holds: n8n's count at the first call, and this process's changes since. */
+	entries: number;
+	/** How many entries this process's calls added. */
+	added: number;
+}
+const rows = new Map<string, RowState>();
 
-/** How many entries each workflow's node's calls recorded that were not there, while the process lives: a number per node. */
-const addedEntries = new Map<string, number>();
+/** The node's row as this process knows it; at the node's first call, n8n is asked how many entries it holds. */
+async function rowOf(id: string, { context, options }: Waiting): Promise<RowState> {
+	let row = rows.get(id);
+	if (row === undefined) {
+		const entries = await context.helpers.getProcessedDataCount('node', options).catch(() => 0);
+		row = rows.get(id) ?? { entries, added: 0 };
+		rows.set(id, row);
+	}
+	return row;
+}
 
 /** The calls waiting for one workflow's node, and how to wake its worker when a call arrives. */
 interface Queue {
@@ -78,11 +97,11 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 }
 
 /** The first waiting call that may go, once there is one and the gathering after the node's last call has passed. */
-async function firstDue(id: string, queue: Queue): Promise<Waiting> {
+async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 	for (;;) {
 		const now = monotonicMs();
-		const last = lastCall.get(id);
-		const gatheredMs = last === undefined ? now : last.endedMs + last.gatherMs;
+		const gatherMs = MAX_GATHER_MS * Math.min(1, row.entries / FULL_ROW_ENTRIES);
+		const gatheredMs = row.lastEndedMs === undefined ? now : row.lastEndedMs + gatherMs;
 		const due = now >= gatheredMs ? queue.calls.find((waiting) => waiting.aloneFromMs <= now) : undefined;
 		if (due !== undefined) return due;
 		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
@@ -94,8 +113,9 @@ async function firstDue(id: string, queue: Queue): Promise<Waiting> {
 /** Calls one after the other; waiting calls of one kind and options go as one. */
 async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
+	const row = await rowOf(id, queue[0]);
 	while (queue.length > 0) {
-		const first = await firstDue(id, waitingCalls);
+		const first = await firstDue(row, waitingCalls);
 		// Every waiting call of its kind that may go goes with it, not only the next ones: claims of
 		// new orders and confirmations of sent ones share one rewrite of the row.
 		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
@@ -108,7 +128,9 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
 		try {
 			const recordedBefore = await storeCall(batch, keys);
-			if (first.kind === 'record') addedEntries.set(id, (addedEntries.get(id) ?? 0) + keys.length - recordedBefore.size);
+			const added = first.kind === 'record' ? keys.length - recordedBefore.size : 0;
+			row.added += added;
+			row.entries = Math.max(0, Math.min(first.options.maxEntries ?? Number.POSITIVE_INFINITY, row.entries + (first.kind === 'record' ? added : -keys.length)));
 			// Within one call, a key is new for the first that asks and recorded for the others.
 			for (const waiting of batch) {
 				const mine = new Set<string>();
@@ -119,8 +141,7 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 		} catch (error) {
 			for (const waiting of batch) waiting.failed(error);
 		} finally {
-			const endedMs = monotonicMs();
-			lastCall.set(id, { endedMs, gatherMs: Math.min(MAX_GATHER_MS, GATHER_FACTOR * (endedMs - startedMs)) });
+			row.lastEndedMs = monotonicMs();
 		}
 	}
 	queues.delete(id);
@@ -190,7 +211,7 @@ export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 		},
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 		/** How many entries this process's calls have added to the history so far: once `maxEntries` more, an entry may have been dropped. */
-		added: () => addedEntries.get(nodeIdOf(context)) ?? 0,
+		added: () => rows.get(nodeIdOf(context))?.added ?? 0,
 		maxEntries,
 	};
 }
