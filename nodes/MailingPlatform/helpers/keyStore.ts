@@ -10,10 +10,11 @@ import { monotonicMs } from '../transport/accountGate';
  * node waits its turn in this process, calls of one kind waiting together go as one (a group
  * commit: a call goes as soon as the one before it ended, taking whatever arrived meanwhile),
  * and a first-use collision with another process is tried again. Each call costs n8n's one
- * thread a read, parse, rewrite and write of the whole row, so after a call the node's next one
- * waits for others to join it in proportion to the row's size (`MAX_GATHER_MS` at
- * `FULL_ROW_ENTRIES`): hardly at all where the row is small, a short gathering of the claims of a
- * steady stream where it is full. A lone call goes at once. The row's size is asked of n8n once
+ * thread a read, parse, rewrite and write of the whole row, so the node's calls start at least a
+ * time apart that follows the row's size (`MAX_GATHER_MS` at `FULL_ROW_ENTRIES`), what arrives
+ * meanwhile gathering: hardly at all where the row is small, a short gathering of the claims of a
+ * steady stream where it is full, none after a call that took that long itself (a loaded
+ * machine). A lone call goes at once. The row's size is asked of n8n once
  * per node and process, then counted on from the calls' answers. Confirmations of keys (`confirm`) ride the next call of the node and go
  * alone only when none comes within `RIDE_WAIT_MS`.
  */
@@ -32,18 +33,19 @@ type Waiting = {
 };
 
 /**
- * The longest gathering, after a call on a row of `FULL_ROW_ENTRIES` or more (the default history
- * size's keys and marks): at 20 orders a second, about three claims share a rewrite of it.
+ * The least time between the starts of a node's calls on a row of `FULL_ROW_ENTRIES` entries or
+ * more (the default history size's keys and marks): at 20 orders a second, four claims share a
+ * rewrite of it, each waiting 0.1 s on average; a smaller row's in proportion.
  */
-const MAX_GATHER_MS = 150;
+const MAX_GATHER_MS = 200;
 const FULL_ROW_ENTRIES = 20_000;
 /** How long a confirmation waits for another call of the node to ride before it goes alone. */
 const RIDE_WAIT_MS = 200;
 
 /** What this process knows of each workflow's node's row; kept while the process lives, three numbers per node. */
 interface RowState {
-	/** When the node's last call ended (of `monotonicMs`). */
-	lastEndedMs?: number;
+	/** When the node's last call started (of `monotonicMs`). */
+	lastStartedMs?: number;
 	/** About how many entries the row holds: n8n's count at the first call, and this process's changes since. */
 	entries: number;
 	/** How many entries this process's calls added. */
@@ -96,12 +98,12 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-/** The first waiting call that may go, once there is one and the gathering after the node's last call has passed. */
+/** The first waiting call that may go, once there is one and the gathering since the node's last call started has passed. */
 async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 	for (;;) {
 		const now = monotonicMs();
 		const gatherMs = MAX_GATHER_MS * Math.min(1, row.entries / FULL_ROW_ENTRIES);
-		const gatheredMs = row.lastEndedMs === undefined ? now : row.lastEndedMs + gatherMs;
+		const gatheredMs = row.lastStartedMs === undefined ? now : row.lastStartedMs + gatherMs;
 		const due = now >= gatheredMs ? queue.calls.find((waiting) => waiting.aloneFromMs <= now) : undefined;
 		if (due !== undefined) return due;
 		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
@@ -120,6 +122,7 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 		// new orders and confirmations of sent ones share one rewrite of the row.
 		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
 		const startedMs = monotonicMs();
+		row.lastStartedMs = startedMs;
 		const together = (waiting: Waiting) => waiting.kind === first.kind && waiting.options.maxEntries === first.options.maxEntries && waiting.notBeforeMs <= startedMs;
 		const batch = queue.filter(together);
 		let left = 0;
@@ -140,8 +143,6 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 			}
 		} catch (error) {
 			for (const waiting of batch) waiting.failed(error);
-		} finally {
-			row.lastEndedMs = monotonicMs();
 		}
 	}
 	queues.delete(id);
