@@ -1,9 +1,10 @@
-import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
+import { storeCallsOfProcesses } from './processes';
 import { processedData } from './processedData';
 
 // Each test starts with an empty deduplication history, as on a fresh n8n database, once the
-// store calls the last test's executions left going (a key's confirmation rounds) have ended.
+// store calls the last test's executions left going in each process (a key's confirmation
+// rounds) have ended.
 beforeEach(async () => {
-	await keyStoreIdle();
+	for (const idle of storeCallsOfProcesses) await idle();
 	processedData.clear();
 }, 30_000);
