@@ -1,4 +1,4 @@
-import { storeCallsOfProcesses } from './processes';
+import { storeCallsOfProcesses } from './storeCallsOfProcesses';
 import { processedData } from './processedData';
 
 // Each test starts with an empty deduplication history, as on a fresh n8n database, once the

@@ -1,11 +1,8 @@
 import { jest } from '@jest/globals';
 import type { INodeType } from 'n8n-workflow';
 
-import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
+import { storeCallsOfProcesses } from './storeCallsOfProcesses';
 import { registerNodeType } from './workflow';
-
-/** How to wait for each n8n process's store calls to end: this one's, and each second process's. */
-export const storeCallsOfProcesses: Array<() => Promise<void>> = [keyStoreIdle];
 
 /**
  * Registers the node as a second n8n process (a queue-mode worker) loads it: with its own copy of

@@ -4,7 +4,8 @@ import { Container } from '@n8n/di';
 import type { Delivery } from '../harness/deliveries';
 import { deliverAtOnce, everyOnce, outcomes, queuedCounts, range } from '../harness/deliveries';
 import { useServiceDouble } from '../harness/double';
-import { registerSecondProcess, storeCallsOfProcesses } from '../harness/processes';
+import { registerSecondProcess } from '../harness/processes';
+import { storeCallsOfProcesses } from '../harness/storeCallsOfProcesses';
 import type { StoreDatabase } from '../harness/processedData';
 import { processedData } from '../harness/processedData';
 
