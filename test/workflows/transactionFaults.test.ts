@@ -2,6 +2,7 @@ import * as packing from '../../nodes/MailingPlatform/actions/transaction/packin
 import { PackingCursor } from '../../nodes/MailingPlatform/actions/transaction/packingCursor';
 import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
+import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
 import * as transport from '../../nodes/MailingPlatform/transport';
 import type { ServiceDouble } from '../double/server';
 import { useServiceDouble } from '../harness/double';
@@ -234,6 +235,8 @@ describe('transaction › create with a Deduplication Key: every fault keeps the
 		const { stop } = (await row.strike(double())) ?? {};
 		const first = await deliver(orders, stop, row.options);
 		await quiet(double());
+		// The key's confirmation rounds, which go on after the execution.
+		await keyStoreIdle();
 		jest.restoreAllMocks();
 		processedData.planned.clear();
 		processedData.latencyMs = 0;

@@ -5,9 +5,9 @@
  * where it certainly did not, so that a re-run sends it.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { keyStore } from '../../helpers/keyStore';
+import { removeInRounds, watchKept } from './keyRounds';
 import { monotonicMs } from '../../transport/accountGate';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
@@ -74,57 +74,7 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
 	return { kind: 'refused', itemIndexes: order, problem };
 }
 
-/**
- * Another process (a queue-mode worker) whose call read the history before this one's change and
- * writes after it undoes the change; n8n's store has no lock and no way to tell. A call takes
- * milliseconds from its read to its write, longer on a starved CPU, but hardly `STALE_WRITE_MS`:
- * so a kept key counts as confirmed only by a round that reads the history that long after the
- * key was last written (a round sooner could be undone after it by such a call). A round that
- * does not find it writes it again, and the next waits as long again, for `CONFIRM_FOR_MS` and at
- * least `MIN_CONFIRM_ROUNDS` rounds. A round goes with the node's next store call after that, so
- * that at a steady stream of orders it shares the claims' rewrite of the row. Released keys are removed
- * `REMOVE_ROUNDS` times, some 100 ms apart (removal cannot be read back).
- */
-const STALE_WRITE_MS = 400;
-const CONFIRM_FOR_MS = 3000;
-const MIN_CONFIRM_ROUNDS = 8;
-const REMOVE_ROUNDS = 3;
-const roundDelayMs = () => 50 + Math.random() * 100;
-
-/**
- * Records `kept` and `fresh` (the marks) until a round that reads the history `STALE_WRITE_MS`
- * after the keys were last written (`writtenAtMs`) finds every kept key, and answers whether one
- * did. The marks only tell a later delivery "sent" from "outcome unknown", so they are written
- * in the first round and not confirmed.
- */
-async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[], writtenAtMs: number): Promise<boolean> {
-	if (kept.length === 0 && fresh.length === 0) return true;
-	const until = monotonicMs() + CONFIRM_FOR_MS;
-	let lastWrittenMs = writtenAtMs;
-	for (let round = 1; ; round++) {
-		const recordedBefore = await store.record(round === 1 ? [...kept, ...fresh] : kept, lastWrittenMs + STALE_WRITE_MS);
-		if (kept.every((entry) => recordedBefore.has(entry))) return true;
-		lastWrittenMs = monotonicMs();
-		if (round >= MIN_CONFIRM_ROUNDS && lastWrittenMs >= until) return false;
-	}
-}
-
-/** Removes `entries` in every round; throws only when no round's removal went through. */
-async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
-	if (entries.length === 0) return;
-	let failure: unknown;
-	let removed = false;
-	for (let round = 1; round <= REMOVE_ROUNDS; round++) {
-		if (round > 1) await sleep(roundDelayMs());
-		try {
-			await store.remove(entries);
-			removed = true;
-		} catch (error) {
-			failure = error;
-		}
-	}
-	if (!removed) throw failure;
-}
+const RELEASE_ATTEMPTS = 3;
 
 /**
  * The keys of one execution's items while they are sent (sendJob.ts): held in this process from
@@ -135,10 +85,13 @@ async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readon
  * keys this execution claimed are ever given back: a key another process holds is not touched.
  */
 export class KeyClaims {
-	/** Where the store failed to confirm or release a key: such a key may skip, or let through, a later delivery. */
+	/** Where the store failed to release a key: such a key skips a later delivery. */
 	readonly outcomes: KeyOutcome[] = [];
 
 	private readonly settlements: Array<Promise<void>> = [];
+
+	/** What the keys stay held for after the execution: the first confirmation round (the marks) and every removal round. */
+	private readonly heldUntil: Array<Promise<void>> = [];
 
 	/**
 	 * Keys this execution recorded in n8n's store, by item index, until they are settled or given
@@ -153,6 +106,7 @@ export class KeyClaims {
 	private readonly givenBack = new Set<number>();
 
 	private constructor(
+		private readonly context: IExecuteFunctions,
 		private readonly keys: readonly string[],
 		private readonly store: ReturnType<typeof storeOf>,
 		/** Lets other executions of this process have the keys. */
@@ -162,7 +116,7 @@ export class KeyClaims {
 	/** Waits while another execution of this process holds any of the keys of `order`, then holds them. */
 	static async hold(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<KeyClaims> {
 		const store = storeOf(context, historySize);
-		return new KeyClaims(keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
+		return new KeyClaims(context, keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
 	}
 
 	keyOf(itemIndex: number): string {
@@ -210,7 +164,9 @@ export class KeyClaims {
 		}
 		try {
 			// Recording is the only way to read the store: a mark that was not there goes again, and after a failed reading any may have been written.
-			await confirmRemoved(this.store, marks.filter((mark) => sent?.has(mark) !== true));
+			const { removed, ended } = removeInRounds(this.store, marks.filter((mark) => sent?.has(mark) !== true));
+			this.heldUntil.push(ended);
+			await removed;
 		} catch (error) {
 			failure ??= error;
 			markMayStay = true;
@@ -244,13 +200,14 @@ export class KeyClaims {
 
 	/**
 	 * Gives back the keys of items whose request the service did not act on, or that did not
-	 * leave, tried `REMOVE_ROUNDS` times. Once a removal went through, another process may claim
-	 * the key; should none go through, the key is still this execution's own when found again,
+	 * leave, tried until one removal goes through (`RELEASE_ATTEMPTS`; no later round, which
+	 * could remove the key this execution claims again). Once one went through, another process
+	 * may claim the key; should none, the key is still this execution's own when found again,
 	 * and `settled()` removes what was never sent.
 	 */
 	async release(itemIndexes: readonly number[]): Promise<void> {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
-		for (let round = 1; round <= REMOVE_ROUNDS; round++) {
+		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
 			try {
 				await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
 				return;
@@ -262,28 +219,31 @@ export class KeyClaims {
 	}
 
 	/**
-	 * Settles the keys of a request's items by its outcome, in the background: `settled()` waits
-	 * for it. A fault of this code there leaves each key as it was, and its item says so.
+	 * Settles the keys of a request's items by its outcome: `settled()` waits for what the
+	 * execution says of them. A fault of this code there leaves each key as its claim recorded it.
 	 */
 	settle(outcome: Outcome): void {
 		const settling = this.settleNow(outcome).catch((fault: unknown) => {
-			const reason = (fault as Error).message;
-			const kept = outcome.itemIndexes.filter((_, position) => mayHaveQueued(outcome, position));
+			// A key to keep stays as its claim recorded it; one to release stays too, and its item says so.
 			const notReleased = outcome.itemIndexes.filter((_, position) => !mayHaveQueued(outcome, position));
-			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
-			if (notReleased.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes: notReleased, reason });
+			if (notReleased.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes: notReleased, reason: (fault as Error).message });
 		});
 		this.settlements.push(settling);
 	}
 
-	/** Once the keys of every request are settled in n8n's store, and those given back and never sent are gone from it, lets the keys go. */
+	/**
+	 * Once the keys of every request are settled as far as the execution says (given back, or
+	 * handed to `watchKept`), and those given back and never sent are gone from n8n's store. The
+	 * keys stay held in this process until their first confirmation round and every removal
+	 * round have gone, after the execution.
+	 */
 	async settled(): Promise<void> {
 		try {
 			await Promise.all(this.settlements);
 			await this.giveBack([...this.givenBack]);
 			this.givenBack.clear();
 		} finally {
-			this.endHold();
+			void Promise.allSettled(this.heldUntil).then(this.endHold);
 		}
 	}
 
@@ -298,10 +258,12 @@ export class KeyClaims {
 	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
 	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
 		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
+		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+		this.heldUntil.push(ended);
 		try {
-			await confirmRemoved(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+			await removed;
 		} catch (error) {
-			if (itemIndexes.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
+			this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
 		}
 	}
 
@@ -317,15 +279,8 @@ export class KeyClaims {
 		const kept = [...queued, ...open];
 		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
-		try {
-			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
-			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex])), writtenAtMs))) {
-				const reason = `in ${CONFIRM_FOR_MS / 1000} s and ${MIN_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
-				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
-			}
-		} catch (error) {
-			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
-		}
+		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.keys[itemIndex]), marks, writtenAtMs));
 		await this.giveBack(released);
 	}
 }

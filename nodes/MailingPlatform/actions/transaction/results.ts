@@ -33,7 +33,7 @@ export type Outcome = { readonly itemIndexes: readonly number[] } & (
 
 export interface KeyOutcome {
 	readonly itemIndexes: readonly number[];
-	kind: 'notReleased' | 'notConfirmed';
+	kind: 'notReleased';
 	reason: string;
 }
 
