@@ -219,6 +219,7 @@ export class World {
 					const processed = await store.call(delivery.process, 'record', keys.map(String), maxEntries);
 					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
 				},
+				getProcessedDataCount: async () => store.entries.length,
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
 					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
 				},

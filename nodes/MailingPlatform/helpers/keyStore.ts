@@ -57,7 +57,12 @@ const rows = new Map<string, RowState>();
 async function rowOf(id: string, { context, options }: Waiting): Promise<RowState> {
 	let row = rows.get(id);
 	if (row === undefined) {
-		const entries = await context.helpers.getProcessedDataCount('node', options).catch(() => 0);
+		let entries = 0;
+		try {
+			entries = await context.helpers.getProcessedDataCount('node', options);
+		} catch {
+			// Not told: gathered as a small row is, which costs a little CPU, never time.
+		}
 		row = rows.get(id) ?? { entries, added: 0 };
 		rows.set(id, row);
 	}
@@ -112,8 +117,21 @@ async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 	}
 }
 
-/** Calls one after the other; waiting calls of one kind and options go as one. */
+/**
+ * Calls one after the other; waiting calls of one kind and options go as one. A fault of this
+ * code fails the calls waiting and ends the queue, so that the node's next call starts a new one:
+ * a queue left behind would hold every later call of the node for the process's life.
+ */
 async function workOff(id: string, waitingCalls: Queue): Promise<void> {
+	try {
+		await workOffCalls(id, waitingCalls);
+	} catch (fault) {
+		for (const waiting of waitingCalls.calls.splice(0)) waiting.failed(fault);
+		queues.delete(id);
+	}
+}
+
+async function workOffCalls(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
 	const row = await rowOf(id, queue[0]);
 	while (queue.length > 0) {
@@ -145,6 +163,7 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 			for (const waiting of batch) waiting.failed(error);
 		}
 	}
+	// At once, as the last call is answered: a call that arrives later starts a new queue.
 	queues.delete(id);
 }
 
