@@ -42,8 +42,15 @@ export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
 /** How long after the last delivery's start the case may run before what still runs counts as hanging. */
 const CASE_LIMIT_MS = 10 * 60_000;
 
-/** How long the account is quiet before the redelivery, as between a shop's rushes. */
-const QUIET_BEFORE_REDELIVERY_MS = 2 * 60_000;
+/**
+ * How long the account is quiet before the redelivery, as between a shop's rushes: longer than
+ * a learned pace is remembered untested (two minutes), so a redelivery meets what the case left
+ * behind, not a pace it taught.
+ */
+const QUIET_BEFORE_REDELIVERY_MS = 3 * 60_000;
+
+/** Steps of the scheduler a phase of a case may take: far more than any case needs. */
+const MAX_STEPS = 100_000;
 
 /** How long a redelivery may take, with the service taking everything. */
 export const REDELIVERY_LIMIT_MS = 30_000;
@@ -76,6 +83,8 @@ export class World {
 	private faulty = true;
 
 	private readonly name = `case-${++cases}`;
+
+	private readonly startedAtMs = Date.now();
 
 	private readonly restores: Array<() => void> = [];
 
@@ -137,7 +146,9 @@ export class World {
 	 */
 	private async runUntilQuiet(untilMs: number): Promise<void> {
 		let clockWaiting = false;
-		for (;;) {
+		for (let step = 1; ; step++) {
+			// A loop that keeps setting timers without the clock moving would never let this end.
+			if (step > MAX_STEPS) throw new Error(`the case did not settle in ${MAX_STEPS} steps, at ${Date.now() - this.startedAtMs} ms of its clock: something runs in a loop`);
 			await settle();
 			if (!clockWaiting && jest.getTimerCount() > 0 && Date.now() < untilMs) {
 				clockWaiting = true;

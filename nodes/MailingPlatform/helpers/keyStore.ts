@@ -112,7 +112,8 @@ async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 		const due = now >= gatheredMs ? queue.calls.find((waiting) => waiting.aloneFromMs <= now) : undefined;
 		if (due !== undefined) return due;
 		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
-		await Promise.race([sleep(Math.max(gatheredMs, firstAloneMs) - now), new Promise<void>((resolve) => (queue.wake = resolve))]);
+		// Whole milliseconds, at least one: a timer rounds a fraction down, and the wait would end before its moment.
+		await Promise.race([sleep(Math.max(1, Math.ceil(Math.max(gatheredMs, firstAloneMs) - now))), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
 	}
 }
