@@ -69,6 +69,8 @@ function checkQueuedOnce(label: string, orders: ShopOrder[], stats: DoubleStats)
  */
 async function rush(label: string, flow: RushFlow, orders: ShopOrder[], service: CredentialValues, double: DoubleProcess, history: number): Promise<RushFigures> {
 	await double.reset();
+	// What an earlier keyed execution left going (its keys' rounds) is not this rush's.
+	await keyStoreIdle();
 	const storeUse = watchStore();
 	collectGarbage();
 	const { result: results, measurement } = await measureCall(async () => await Promise.allSettled(orders.map(async (order) => await executeOne(flow, order, service, history))));
