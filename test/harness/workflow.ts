@@ -17,7 +17,9 @@ import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } fr
 import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
+import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
 import { HARNESS_NODE, processedData } from './processedData';
+import { storeCallsOfProcesses } from './storeCallsOfProcesses';
 import type { SourceItem } from './sourceNode';
 import { SOURCE_NODE_TYPE, SourceItems } from './sourceNode';
 
@@ -208,6 +210,8 @@ export async function retryExecution(options: NodeRunOptions, failed: IRun): Pro
 	const execute = new WorkflowExecute(additionalDataFor(options.credentials, workflowData), 'retry', stored);
 	return nodeRunResult(await execute.processRunExecutionData(workflow));
 }
+
+storeCallsOfProcesses.push(keyStoreIdle);
 
 let processedDataInstalled = false;
 

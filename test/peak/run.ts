@@ -9,7 +9,8 @@
  * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
  * more than 1.25 times as much. Last, a shop's rush against the account's request budget and the
  * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order,
- * or when keyed Create at the steady state costs more than 1.6 times the HTTP Request node's CPU.
+ * or when keyed Create at the steady state, with no history and with it full, costs more CPU or takes
+ * longer at p50 than rushSettings.ts's STEADY_LIMITS allow against the HTTP Request node.
  *
  * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [--n8n=VERSION] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the

@@ -26,7 +26,7 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	httpRequestRetry: '(c) HTTP Request node, Retry On Fail 5 tries 1 s apart (not judged)',
 	createPaced: '(d) Create, budget in the credential (maxRequestsPerSecond)',
 	createTwoWorkflows: '(e) Create in two workflows on one credential, orders alternating, the account answering 503 with a Retry-After date',
-	steadyKeyed: 'Create with the key, history full',
+	steadyKeyed: 'Create with the key',
 	steadyHttpRequest: 'HTTP Request node, the same POST',
 };
 

@@ -2,6 +2,7 @@ import * as packing from '../../nodes/MailingPlatform/actions/transaction/packin
 import { PackingCursor } from '../../nodes/MailingPlatform/actions/transaction/packingCursor';
 import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
+import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
 import * as transport from '../../nodes/MailingPlatform/transport';
 import type { ServiceDouble } from '../double/server';
 import { useServiceDouble } from '../harness/double';
@@ -61,7 +62,15 @@ async function quiet(double: ServiceDouble): Promise<void> {
 }
 
 const rows: Row[] = [
-	{ position: 'the claim’s recording fails', promised: 'notSent', strike: () => void processedData.planned.set(1, 'fail') },
+	{ position: 'the claim’s recording fails once, and is asked again', promised: 'queued', strike: () => void processedData.planned.set(1, 'fail') },
+	{
+		position: 'the claim’s recording fails twice',
+		promised: 'notSent',
+		strike: () => {
+			processedData.planned.set(1, 'fail');
+			processedData.planned.set(2, 'fail');
+		},
+	},
 	{ position: 'the claim’s recording is undone by another process', promised: 'queued', strike: () => void processedData.planned.set(1, 'undo') },
 	{
 		// Finding 2: A-0 was sent by an earlier execution, so the claim reads the marks; A-1's key was recorded and must go back.
@@ -75,9 +84,9 @@ const rows: Row[] = [
 		},
 	},
 	{
-		// Finding 1.
+		// The key is back as if another delivery held it: sending it again could double another process's order, so it is skipped and said so.
 		position: 'a 429’s give-back of the key is undone by another process',
-		promised: 'queued',
+		promised: 'othersKey',
 		strike: (double) => {
 			double.faults.failNext(1, 429, { retryAfter: '0', match: 'transactions' });
 			processedData.planned.set(2, 'undo');
@@ -226,6 +235,8 @@ describe('transaction › create with a Deduplication Key: every fault keeps the
 		const { stop } = (await row.strike(double())) ?? {};
 		const first = await deliver(orders, stop, row.options);
 		await quiet(double());
+		// The key's confirmation rounds, which go on after the execution.
+		await keyStoreIdle();
 		jest.restoreAllMocks();
 		processedData.planned.clear();
 		processedData.latencyMs = 0;

@@ -1,10 +1,9 @@
-import type { INodeType } from 'n8n-workflow';
-
 import { deliverAtOnce, everyOnce, outcomes, queuedCounts, range } from '../harness/deliveries';
 import { useServiceDouble } from '../harness/double';
+import { registerSecondProcess } from '../harness/processes';
 import { processedData } from '../harness/processedData';
 import { jsonMode, order } from '../harness/transactions';
-import { registerNodeType, runNode } from '../harness/workflow';
+import { runNode } from '../harness/workflow';
 
 /**
  * The account's sender with more than one shape of work at once, each a real workflow run by
@@ -13,10 +12,7 @@ import { registerNodeType, runNode } from '../harness/workflow';
  * of n8n's store (test/harness/processedData.ts); `npm run test:peak` kills a real n8n.
  */
 const SECOND_PROCESS = 'test.mailingPlatformInAnotherProcess';
-jest.isolateModules(() => {
-	const { MailingPlatform } = jest.requireActual<{ MailingPlatform: new () => INodeType }>('../../nodes/MailingPlatform/MailingPlatform.node');
-	registerNodeType(SECOND_PROCESS, new MailingPlatform());
-});
+registerSecondProcess(SECOND_PROCESS);
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { ServiceError } from '../transport/errors';
+import { decidedForGood } from '../transport/errors';
 import { InputProblem } from './values';
 
 export type NodeError = NodeApiError | NodeOperationError;
@@ -54,11 +54,6 @@ function failedItemJson(policy: FailurePolicy, result: { error: NodeError; json?
 	return policy.errorOutput || result.json === undefined ? errorItemJson(result.error) : { ...result.json, ...errorItemJson(result.error) };
 }
 
-/** Whether a failure came from the service after it got the request: sending it again could do it twice. */
-function reachedService(error: unknown): boolean {
-	return error instanceof ServiceError && !error.notProcessed;
-}
-
 /**
  * Runs `operation` for every item in turn. A failure is that item's result; without continue-on-fail
  * nothing runs after it, since the node stops there. With `once`, the results of items whose
@@ -83,7 +78,7 @@ async function eachItem(
 				reached.set(itemIndex, itemResults);
 			} catch (error) {
 				itemResults = [{ error: itemError(context.getNode(), error, itemIndex), pairedItem: paired(itemIndex) }];
-				if (reachedService(error)) reached.set(itemIndex, itemResults);
+				if (decidedForGood(error)) reached.set(itemIndex, itemResults);
 			}
 		}
 		for (const result of itemResults) results.push(result);

@@ -37,6 +37,25 @@ export class ServiceError extends NodeApiError {
 }
 
 /**
+ * Whether the service may have acted on the request that failed with `error`: only a failure it
+ * certainly did not act on (it never got the request, or said it did not take it) or refused
+ * with a 4xx answer did nothing. Any other failure counts, e.g. a request the credential refused
+ * to build, since doing a thing twice is the one mistake not undone.
+ */
+export function mayHaveActed(error: unknown): boolean {
+	return decidedForGood(error) && !/^4\d\d$/.test(String((error as ServiceError).httpCode ?? ''));
+}
+
+/**
+ * Whether a request that failed with `error` is decided for good: the service answered it (a
+ * refusal it would give again) or may have acted on it. Only what it certainly never took (no
+ * connection, 429, 503) is worth trying again, as n8n's Retry On Fail does.
+ */
+export function decidedForGood(error: unknown): boolean {
+	return error instanceof ServiceError && !error.notProcessed;
+}
+
+/**
  * The one builder of this package's `NodeApiError`: from the service's answer and our own
  * words only, so no request header (and no credential) can leak into it.
  */

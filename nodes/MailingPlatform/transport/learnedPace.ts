@@ -179,12 +179,15 @@ export class LearnedPace {
 	 * 0.7 of the rate the account showed it keeps before the refused request. Where it took nothing
 	 * of this process in the second before, others keep it busy: it then showed only that it took
 	 * the probe that started at `probeSentAtMs`, one request in the time since the refusal (at
-	 * least a second, the shortest pause).
+	 * least a second, the shortest pause), unless that time is longer than a pace is remembered.
 	 */
 	private learnFirstLesson(refusedAtMs: number, probeSentAtMs: number): void {
 		this.lessonPendingAtMs = undefined;
-		this.startCurve(rateShown(this.recentAccepted, refusedAtMs) || 1000 / Math.max(1000, probeSentAtMs - refusedAtMs), probeSentAtMs);
+		const shown = rateShown(this.recentAccepted, refusedAtMs);
 		this.recentAccepted.length = 0;
+		// A probe that came long after the refusal (its execution ended, the account went quiet) shows only that nothing was sent meanwhile.
+		if (shown === 0 && probeSentAtMs - refusedAtMs > FORGET_AFTER_MS) return;
+		this.startCurve(shown || 1000 / Math.max(1000, probeSentAtMs - refusedAtMs), probeSentAtMs);
 	}
 
 	/** A curve that starts at 0.7 of `atCut` at `nowMs`, its time to regain `atCut` drawn within the spread. */

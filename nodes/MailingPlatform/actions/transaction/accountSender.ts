@@ -89,6 +89,8 @@ export class AccountSender {
 
 	private async pump(): Promise<void> {
 		this.pumping = true;
+		// The parts of a request being made, until it is handed to `send`: a fault meanwhile gives them up.
+		let chosen: Part[] = [];
 		try {
 			for (this.endStoppedOrOverdueJobs(); this.jobs.length > 0; this.endStoppedOrOverdueJobs()) {
 				const waiting = this.jobs.filter((job) => job.isWaiting);
@@ -99,20 +101,23 @@ export class AccountSender {
 					await this.nap(waiting.length === 0 ? Number.POSITIVE_INFINITY : Math.min(wait, deadline - monotonicMs()));
 					continue;
 				}
-				const parts: Part[] = [];
+				chosen = [];
 				// After a refusal, a large body waits until the account takes a request again.
-				chooseRequestParts(parts, waiting, Math.min(this.accountLimit, this.gate.largestBodyToRisk()));
-				if (parts.length > 0) {
+				chooseRequestParts(chosen, waiting, Math.min(this.accountLimit, this.gate.largestBodyToRisk()));
+				if (chosen.length > 0) {
 					this.gate.takeStart();
 					// Not awaited: one workflow's slow store must not hold up the account's next request.
-					void this.send(parts);
+					void this.send(chosen);
+					chosen = [];
 				}
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
 				else await this.nap(1);
 			}
 		} catch (error) {
-			// A fault of this code outside any one job's work: nobody may wait for ever.
-			for (const job of this.jobs) if (job.isWaiting) job.giveUp(`Not sent: ${(error as Error).message}`, 'It was not sent, so running it again sends it once.');
+			// A fault of this code outside any one job's work: what waits, or was being chosen, is not sent.
+			for (const job of [...this.jobs.filter((candidate) => candidate.isWaiting), ...chosen.map((part) => part.job)]) {
+				job.giveUp(`Not sent: ${(error as Error).message}`, 'It was not sent, so running it again sends it once.');
+			}
 			this.endStoppedOrOverdueJobs();
 			await this.nap(1);
 		} finally {
@@ -173,7 +178,7 @@ export class AccountSender {
 					const body = await part.job.claim(part.body);
 					return body === undefined ? undefined : { job: part.job, body };
 				} catch (fault) {
-					this.faulted([part], fault, false);
+					this.faulted([part], fault, () => false);
 					return undefined;
 				}
 			}),
@@ -189,13 +194,15 @@ export class AccountSender {
 	private async send(chosen: Part[]): Promise<void> {
 		const startedAt = monotonicMs();
 		this.underWay.push(startedAt);
-		let posted = false;
+		// From the post on, until the service's answer says it did not act on the request, or, per job, which of its transactions it queued.
+		let mayHaveActed = false;
+		const queuedOf = new Map<SendJob, boolean>();
 		let parts = chosen;
 		try {
 			parts = await this.claimed(chosen);
 			const leaving: Part[] = [];
 			for (const part of parts) {
-				if (part.job.withdrawn) await part.job.putBack(part.body);
+				if (part.job.withdrawn) await part.job.returnToWaiting(part.body, false);
 				else leaving.push(part);
 			}
 			if (leaving.length === 0) return;
@@ -204,26 +211,30 @@ export class AccountSender {
 			const [{ job: head }] = leaving;
 			let earlierAttempts = 0;
 			for (const { job } of leaving) {
-				job.depart();
+				job.post();
 				job.note.companions += leaving.length - 1;
 				earlierAttempts = Math.max(earlierAttempts, job.refusedRequests);
 			}
-			posted = true;
+			mayHaveActed = true;
 			let reports: QueueReport[];
 			try {
 				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts });
 			} catch (error) {
-				await this.answerFailure(leaving, error as ServiceError, body.length, count);
+				const failure = error as ServiceError;
+				if (failure.notProcessed === true) mayHaveActed = false;
+				await this.answerFailure(leaving, failure, body.length, count);
 				return;
 			}
 			let offset = 0;
 			for (const part of leaving) {
 				const next = offset + part.body.end - part.body.start;
-				part.job.reported(part.body, reports.slice(offset, next));
+				const answered = reports.slice(offset, next);
+				queuedOf.set(part.job, answered.some((report) => report.queued));
+				part.job.reported(part.body, answered);
 				offset = next;
 			}
 		} catch (fault) {
-			this.faulted(parts, fault, posted);
+			this.faulted(parts, fault, (job) => queuedOf.get(job) ?? mayHaveActed);
 		} finally {
 			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
 			this.wake();
@@ -247,20 +258,19 @@ export class AccountSender {
 			const refused = parts.reduce((most, { job }) => Math.max(most, job.refusedRequests + 1), 0);
 			this.gate.pause(retryDelayMs(refused - 1, undefined), 'the service could not be reached');
 		}
-		const reason = tooLarge ? 'the service refused a request as too large (413)' : this.gate.whyWaiting() || 'the service refused a request';
-		await Promise.all(parts.map(async ({ job, body }) => await job.sendAgain(body, reason)));
+		await Promise.all(parts.map(async ({ job, body }) => await job.returnToWaiting(body, true)));
 	}
 
 	/**
-	 * A fault of this code while a request was made ready or its answer handled: nobody may wait
-	 * for ever, so the parts not yet decided fail, as not sent or, once `posted`, as maybe queued.
+	 * A fault of this code while a request was made ready or its answer handled: the parts not yet
+	 * decided fail, as not sent or, where the service `mayHaveActed` on a job's request, as maybe queued.
 	 */
-	private faulted(parts: readonly Part[], fault: unknown, posted: boolean): void {
+	private faulted(parts: readonly Part[], fault: unknown, mayHaveActed: (job: SendJob) => boolean): void {
 		const { message } = fault as Error;
 		for (const { job } of parts) {
-			const body = job.departingBody;
+			const body = job.currentBody;
 			if (body === undefined) continue;
-			const failure = posted
+			const failure = mayHaveActed(job)
 				? { message, description: 'The service may have queued these transactions. Check in the platform before you send them again.', outcomeUnknown: true }
 				: { message: `Not sent: ${message}`, description: 'Run the workflow again.', notProcessed: true };
 			job.failed(body, serviceError(job.context, failure));

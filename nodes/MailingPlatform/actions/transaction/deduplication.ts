@@ -5,9 +5,9 @@
  * where it certainly did not, so that a re-run sends it.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { keyStore } from '../../helpers/keyStore';
+import { removeInRounds, watchKept } from './keyRounds';
 import { monotonicMs } from '../../transport/accountGate';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
@@ -74,57 +74,7 @@ export function beyondHistory({ historySize }: Deduplication, order: readonly nu
 	return { kind: 'refused', itemIndexes: order, problem };
 }
 
-/**
- * Another process (a queue-mode worker) whose call read the history before this one's change and
- * writes after it undoes the change; n8n's store has no lock and no way to tell. A call takes
- * milliseconds from its read to its write, longer on a starved CPU, but hardly `STALE_WRITE_MS`:
- * so a kept key counts as confirmed only by a round that reads the history that long after the
- * key was last written (a round sooner could be undone after it by such a call). A round that
- * does not find it writes it again, and the next waits as long again, for `CONFIRM_FOR_MS` and at
- * least `MIN_CONFIRM_ROUNDS` rounds. A round goes with the node's next store call after that, so
- * that at a steady stream of orders it shares the claims' rewrite of the row. Released keys are removed
- * `REMOVE_ROUNDS` times, some 100 ms apart (removal cannot be read back).
- */
-const STALE_WRITE_MS = 400;
-const CONFIRM_FOR_MS = 3000;
-const MIN_CONFIRM_ROUNDS = 8;
-const REMOVE_ROUNDS = 3;
-const roundDelayMs = () => 50 + Math.random() * 100;
-
-/**
- * Records `kept` and `fresh` (the marks) until a round that reads the history `STALE_WRITE_MS`
- * after the keys were last written (`writtenAtMs`) finds every kept key, and answers whether one
- * did. The marks only tell a later delivery "sent" from "outcome unknown", so they are written
- * in the first round and not confirmed.
- */
-async function confirmRecorded(store: ReturnType<typeof storeOf>, kept: readonly string[], fresh: readonly string[], writtenAtMs: number): Promise<boolean> {
-	if (kept.length === 0 && fresh.length === 0) return true;
-	const until = monotonicMs() + CONFIRM_FOR_MS;
-	let lastWrittenMs = writtenAtMs;
-	for (let round = 1; ; round++) {
-		const recordedBefore = await store.record(round === 1 ? [...kept, ...fresh] : kept, lastWrittenMs + STALE_WRITE_MS);
-		if (kept.every((entry) => recordedBefore.has(entry))) return true;
-		lastWrittenMs = monotonicMs();
-		if (round >= MIN_CONFIRM_ROUNDS && lastWrittenMs >= until) return false;
-	}
-}
-
-/** Removes `entries` in every round; throws only when no round's removal went through. */
-async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readonly string[]): Promise<void> {
-	if (entries.length === 0) return;
-	let failure: unknown;
-	let removed = false;
-	for (let round = 1; round <= REMOVE_ROUNDS; round++) {
-		if (round > 1) await sleep(roundDelayMs());
-		try {
-			await store.remove(entries);
-			removed = true;
-		} catch (error) {
-			failure = error;
-		}
-	}
-	if (!removed) throw failure;
-}
+const RELEASE_ATTEMPTS = 3;
 
 /**
  * The keys of one execution's items while they are sent (sendJob.ts): held in this process from
@@ -135,10 +85,13 @@ async function confirmRemoved(store: ReturnType<typeof storeOf>, entries: readon
  * keys this execution claimed are ever given back: a key another process holds is not touched.
  */
 export class KeyClaims {
-	/** Where the store failed to confirm or release a key: such a key may skip, or let through, a later delivery. */
+	/** Where the store failed to release a key: such a key skips a later delivery. */
 	readonly outcomes: KeyOutcome[] = [];
 
 	private readonly settlements: Array<Promise<void>> = [];
+
+	/** What the keys stay held for after the execution: the first confirmation round (the marks) and every removal round. */
+	private readonly heldUntil: Array<Promise<void>> = [];
 
 	/**
 	 * Keys this execution recorded in n8n's store, by item index, until they are settled or given
@@ -153,6 +106,7 @@ export class KeyClaims {
 	private readonly givenBack = new Set<number>();
 
 	private constructor(
+		private readonly context: IExecuteFunctions,
 		private readonly keys: readonly string[],
 		private readonly store: ReturnType<typeof storeOf>,
 		/** Lets other executions of this process have the keys. */
@@ -162,7 +116,7 @@ export class KeyClaims {
 	/** Waits while another execution of this process holds any of the keys of `order`, then holds them. */
 	static async hold(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<KeyClaims> {
 		const store = storeOf(context, historySize);
-		return new KeyClaims(keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
+		return new KeyClaims(context, keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
 	}
 
 	keyOf(itemIndex: number): string {
@@ -175,11 +129,19 @@ export class KeyClaims {
 	 * store could not be asked (then none of them is sent, and none stays claimed).
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
+		const keys = itemIndexes.map((itemIndex) => this.keys[itemIndex]);
 		let taken: Set<string>;
+		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
+		let answerLost = false;
 		try {
-			taken = await this.store.record(itemIndexes.map((itemIndex) => this.keys[itemIndex]));
-		} catch (error) {
-			return [this.notAsked(itemIndexes, error)];
+			taken = await this.store.record(keys);
+		} catch {
+			answerLost = true;
+			try {
+				taken = await this.store.record(keys);
+			} catch (error) {
+				return [this.notAsked(itemIndexes, error)];
+			}
 		}
 		const found: number[] = [];
 		const now = monotonicMs();
@@ -191,24 +153,44 @@ export class KeyClaims {
 			}
 		}
 		if (found.length === 0) return [];
-		let sent: Set<string>;
+		const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		let sent: Set<string> | undefined;
+		let failure: unknown;
+		let markMayStay = false;
 		try {
-			const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 			sent = await this.store.record(marks);
-			// Recording is the only way to read the store: a mark that was not there goes again.
-			await this.store.remove(marks.filter((mark) => !sent.has(mark)));
 		} catch (error) {
+			failure = error;
+		}
+		try {
+			// Recording is the only way to read the store: a mark that was not there goes again, and after a failed reading any may have been written.
+			const { removed, ended } = removeInRounds(this.store, marks.filter((mark) => sent?.has(mark) !== true));
+			this.heldUntil.push(ended);
+			await removed;
+		} catch (error) {
+			failure ??= error;
+			markMayStay = true;
+		}
+		if (failure !== undefined || sent === undefined) {
 			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
-			return [this.notAsked(itemIndexes, error)];
+			if (!markMayStay) return [this.notAsked(itemIndexes, failure)];
+			const problem = new InputProblem(
+				`The node could not check the ${LABEL} in n8n's store: ${(failure as Error).message}`,
+				`It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`,
+			);
+			return [{ kind: 'refused', itemIndexes, problem }];
 		}
 		const skipped: Outcome[] = [];
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
 			const givenBack = this.givenBack.delete(itemIndex);
 			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			// Its own key, whose give-back did not hold.
+			// Its own key, whose give-back did not go through.
 			else if (givenBack) this.claimed.set(itemIndex, now);
-			else {
+			else if (answerLost) {
+				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
+				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+			} else {
 				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, or the answer was lost). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
 				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
 			}
@@ -218,47 +200,70 @@ export class KeyClaims {
 
 	/**
 	 * Gives back the keys of items whose request the service did not act on, or that did not
-	 * leave. One removal: should it fail or be undone, the key is found again as this execution's
-	 * own, and `settled()` removes what was never sent.
+	 * leave, tried until one removal goes through (`RELEASE_ATTEMPTS`; no later round, which
+	 * could remove the key this execution claims again). Once one went through, another process
+	 * may claim the key; should none, the key is still this execution's own when found again,
+	 * and `settled()` removes what was never sent.
 	 */
 	async release(itemIndexes: readonly number[]): Promise<void> {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
-		for (const itemIndex of mine) this.givenBack.add(itemIndex);
-		try {
-			await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
-		} catch {
-			// Still given back: see above.
+		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+			try {
+				await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
+				return;
+			} catch {
+				// Tried again; after the last round, given back all the same (see above).
+			}
 		}
+		for (const itemIndex of mine) this.givenBack.add(itemIndex);
 	}
 
-	/** Settles the keys of a request's items by its outcome, in the background: `settled()` waits for it. */
+	/**
+	 * Settles the keys of a request's items by its outcome: `settled()` waits for what the
+	 * execution says of them. A fault of this code there leaves each key as its claim recorded it.
+	 */
 	settle(outcome: Outcome): void {
-		this.settlements.push(this.settleNow(outcome));
+		const settling = this.settleNow(outcome).catch((fault: unknown) => {
+			// A key to keep stays as its claim recorded it; one to release stays too, and its item says so.
+			const notReleased = outcome.itemIndexes.filter((_, position) => !mayHaveQueued(outcome, position));
+			if (notReleased.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes: notReleased, reason: (fault as Error).message });
+		});
+		this.settlements.push(settling);
 	}
 
-	/** Once the keys of every request are settled in n8n's store, and those given back and never sent are gone from it, lets the keys go. */
+	/**
+	 * Once the keys of every request are settled as far as the execution says (given back, or
+	 * handed to `watchKept`), and those given back and never sent are gone from n8n's store. The
+	 * keys stay held in this process until their first confirmation round and every removal
+	 * round have gone, after the execution.
+	 */
 	async settled(): Promise<void> {
 		try {
 			await Promise.all(this.settlements);
 			await this.giveBack([...this.givenBack]);
 			this.givenBack.clear();
 		} finally {
-			this.endHold();
+			void Promise.allSettled(this.heldUntil).then(this.endHold);
 		}
 	}
 
 	private notAsked(itemIndexes: readonly number[], error: unknown): Outcome {
-		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, 'It was not sent. Run the workflow again.');
+		const problem = new InputProblem(
+			`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`,
+			'It was not sent. Run the workflow again; should n8n\'s store have kept its key all the same, the re-run says so, and running it once with another key sends it.',
+		);
 		return { kind: 'refused', itemIndexes, problem };
 	}
 
 	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
 	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
 		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
+		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+		this.heldUntil.push(ended);
 		try {
-			await confirmRemoved(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+			await removed;
 		} catch (error) {
-			if (itemIndexes.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
+			this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
 		}
 	}
 
@@ -274,15 +279,8 @@ export class KeyClaims {
 		const kept = [...queued, ...open];
 		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
-		try {
-			const keptKeys = kept.map((itemIndex) => this.keys[itemIndex]);
-			if (!(await confirmRecorded(this.store, keptKeys, queued.map((itemIndex) => sentMarker(this.keys[itemIndex])), writtenAtMs))) {
-				const reason = `in ${CONFIRM_FOR_MS / 1000} s and ${MIN_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history meanwhile`;
-				this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason });
-			}
-		} catch (error) {
-			if (kept.length > 0) this.outcomes.push({ kind: 'notConfirmed', itemIndexes: kept, reason: (error as Error).message });
-		}
+		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.keys[itemIndex]), marks, writtenAtMs));
 		await this.giveBack(released);
 	}
 }

@@ -23,9 +23,6 @@ function keyNote(key: string, outcome: Outcome, keyOutcome: KeyOutcome | undefin
 	if (keyOutcome?.kind === 'notReleased') {
 		return `Its Deduplication Key "${key}" could not be released (${keyOutcome.reason}), so a re-run skips this item; ${again}.`;
 	}
-	if (keyOutcome?.kind === 'notConfirmed') {
-		return `Its Deduplication Key "${key}" could not be confirmed in n8n's store (${keyOutcome.reason}): a delivery of the same item in another n8n process at this moment may send it again.`;
-	}
 	if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) {
 		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
 	}

@@ -4,6 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { counted } from '../../helpers/numbers';
 import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
+import { decidedForGood, mayHaveActed } from '../../transport/errors';
 import type { Refusal } from './packing';
 
 /** The service's report entry of one transaction, as the output item shows it (its fields pass through). */
@@ -32,18 +33,8 @@ export type Outcome = { readonly itemIndexes: readonly number[] } & (
 
 export interface KeyOutcome {
 	readonly itemIndexes: readonly number[];
-	kind: 'notReleased' | 'notConfirmed';
+	kind: 'notReleased';
 	reason: string;
-}
-
-/**
- * Whether the service may have acted on a request that failed: only a failure it certainly did not
- * act on (it never got the request, or said it did not take it) or refused with a 4xx answer
- * queued nothing. Any other failure counts, e.g. a request the credential refused to build, since
- * a resend is the one mistake not undone.
- */
-function failureMayHaveQueued(error: ServiceError): boolean {
-	return !error.notProcessed && !/^4\d\d$/.test(String(error.httpCode ?? ''));
 }
 
 /**
@@ -52,15 +43,15 @@ function failureMayHaveQueued(error: ServiceError): boolean {
  */
 export function mayHaveQueued(outcome: Outcome, position: number): boolean {
 	if (outcome.kind === 'reported') return outcome.reports[position].queued;
-	return outcome.kind === 'failed' && failureMayHaveQueued(outcome.error);
+	return outcome.kind === 'failed' && mayHaveActed(outcome.error);
 }
 
 /**
- * Whether a try of the node decided the items for good: the service answered each (a report), or
- * may have queued them. n8n's Retry On Fail sends the others again.
+ * Whether a try of the node decided the items for good (transport/errors.ts): the service
+ * reported on each, or their request failed for good. n8n's Retry On Fail sends the others again.
  */
-export function reachedService(outcome: Outcome): boolean {
-	return outcome.kind === 'reported' || (outcome.kind === 'failed' && failureMayHaveQueued(outcome.error));
+export function decidedInTry(outcome: Outcome): boolean {
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && decidedForGood(outcome.error));
 }
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */

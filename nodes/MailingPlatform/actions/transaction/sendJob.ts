@@ -45,10 +45,13 @@ export interface Part {
 	body: Body;
 }
 
+/** An execution of more transactions than this is a bulk: no other execution's transactions share its requests. */
+const LARGEST_SHARING_EXECUTION = 10;
+
 /**
  * Chooses the next request's `parts`, added as they are chosen (so that a fault still knows
  * them): the job that has waited longest leads with its next body; if that body is all the job
- * has (a one-order execution, not a bulk's), jobs whose whole rest fits in the room left join it,
+ * has and the job is no bulk, jobs of no bulk whose whole rest fits in the room left join it,
  * longest waiting first, so that a small order rides in no bulk's request. A job with Ignore
  * Invalid Transactions off neither joins nor is joined: one invalid transaction fails its whole
  * request. `accountLimit`: the largest body the account takes. A job whose packing throws (a fault
@@ -59,12 +62,12 @@ export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], a
 	let size = 0;
 	for (const job of [...waiting].sort((a, b) => a.waitingSinceMs - b.waitingSinceMs)) {
 		const leading = parts.length === 0;
-		if (!leading && (!job.settings.ignoreInvalid || !parts[0].job.settings.ignoreInvalid || !parts[0].job.isWhole(parts[0].body))) continue;
+		if (!leading && !(job.mayShare && parts[0].job.mayShare && parts[0].job.isWhole(parts[0].body))) continue;
 		const jobLimit = Math.min(limit, job.settings.maxRequestBytes);
 		let body: Body | undefined;
 		try {
 			// Joined, the two arrays share one pair of brackets.
-			body = job.packNextBody(leading ? jobLimit : jobLimit - size + 1, leading);
+			body = job.choose(leading ? jobLimit : jobLimit - size + 1, leading);
 		} catch (fault) {
 			job.giveUp(`Not sent: ${(fault as Error).message}`, 'It was not sent, so running it again sends it once.');
 			continue;
@@ -73,7 +76,7 @@ export function chooseRequestParts(parts: Part[], waiting: readonly SendJob[], a
 		size = leading ? body.bytes.length : size + body.bytes.length - 1;
 		limit = jobLimit;
 		parts.push({ job, body });
-		if (!job.settings.ignoreInvalid) break;
+		if (!job.mayShare) break;
 	}
 }
 
@@ -94,10 +97,11 @@ export class SendJob {
 	/** When it last began to wait: the execution that has waited longest leads the next request. */
 	waitingSinceMs: number;
 
-	/** Its body from the moment it is chosen for a request until the service's answer is handled. */
-	private departing: Body | undefined;
+	/** Its body in a request, from the moment it is chosen until the service's answer is handled. */
+	private current: Body | undefined;
 
-	private departedAtMs = 0;
+	/** Whether the current body's request was posted: from then on only its answer decides it. */
+	private posted = false;
 
 	private readonly packing: PackingCursor;
 
@@ -125,10 +129,18 @@ export class SendJob {
 
 	/** Whether it has transactions waiting for a request: none of its own is being made or under way. */
 	get isWaiting(): boolean {
-		return !this.finished && this.departing === undefined;
+		return !this.finished && this.current === undefined;
 	}
 
-	/** Whether `body` carries all the job has to send (those whose key was taken left it): the job is no bulk. */
+	/**
+	 * Whether its requests may carry other executions' transactions: it is no bulk, and with
+	 * Ignore Invalid Transactions off one invalid transaction would fail its whole request.
+	 */
+	get mayShare(): boolean {
+		return this.settings.ignoreInvalid && this.packing.order.length <= LARGEST_SHARING_EXECUTION;
+	}
+
+	/** Whether `body` carries all the job has to send (those whose key was taken left it). */
 	isWhole(body: Body): boolean {
 		return body.start === 0 && body.end === this.packing.order.length;
 	}
@@ -139,12 +151,12 @@ export class SendJob {
 	 * small one's request slow. A transaction no request can carry becomes its item's outcome on
 	 * the way; without continue-on-fail that ends the job, as does having nothing left.
 	 */
-	packNextBody(room: number, leading: boolean): Body | undefined {
+	choose(room: number, leading: boolean): Body | undefined {
 		const body = this.packing.next(room, leading, (refusal) => {
 			this.decide(refusedOutcome(refusal, this.packing.order, this.queued), this.settings.stopAtFailure);
 			return !this.finished;
 		});
-		if (body !== undefined) return (this.departing = body);
+		if (body !== undefined) return (this.current = body);
 		this.finishIfAllSent();
 		return undefined;
 	}
@@ -163,15 +175,15 @@ export class SendJob {
 		// n8n's store could not be asked: a failure, where the node stops without continue-on-fail.
 		const stop = this.settings.stopAtFailure && decided.some((outcome) => outcome.kind === 'refused');
 		const rest = this.packing.without(body, new Set(decided.flatMap((outcome) => outcome.itemIndexes)));
-		this.departing = stop ? undefined : rest;
+		this.current = stop ? undefined : rest;
 		if (stop) this.finish();
 		else this.finishIfAllSent();
-		return this.departing;
+		return this.current;
 	}
 
-	/** The request carrying `body` is about to be posted. */
-	depart(): void {
-		this.departedAtMs = monotonicMs();
+	/** The request carrying its current body is about to be posted. */
+	post(): void {
+		this.posted = true;
 		this.note.requests++;
 	}
 
@@ -191,33 +203,37 @@ export class SendJob {
 	}
 
 	/**
-	 * The body's request was refused before the service acted on it (`reason`): its keys are given
-	 * back, so that nothing waiting holds a key, and its transactions wait for the next request.
+	 * The body goes back to waiting, its keys released so that nothing waiting holds a key: the
+	 * service `refused` its request without acting on it (the request's own time is not counted
+	 * as waited), or its execution was stopped before it left.
 	 */
-	async sendAgain(body: Body, reason: string): Promise<void> {
-		this.refusedRequests++;
-		this.waits.refused(reason, this.departedAtMs);
-		await this.putBack(body);
+	async returnToWaiting(body: Body, refused: boolean): Promise<void> {
+		if (refused) {
+			this.refusedRequests++;
+			this.waits.count(monotonicMs(), '', false);
+		}
+		await this.settings.keys?.release(this.packing.itemsOf(body));
+		this.unchoose(body);
 	}
 
-	/**
-	 * The body leaves no request after all: the service refused it, or its execution was stopped
-	 * before it left. Its keys are given back, and its transactions wait for the next request.
-	 */
-	async putBack(body: Body): Promise<void> {
-		await this.settings.keys?.release(this.packing.itemsOf(body));
-		this.departing = undefined;
+	private unchoose(body: Body): void {
+		this.current = undefined;
+		this.posted = false;
 		this.packing.rewind(body.start);
 	}
 
-	/** Its body chosen for a request whose answer is not handled yet, if any. */
-	get departingBody(): Body | undefined {
-		return this.departing;
+	/** Its body in a request whose answer is not handled yet, if any. */
+	get currentBody(): Body | undefined {
+		return this.current;
 	}
 
-	/** Ends the job: every transaction not yet sent fails with `message`, as not processed. */
+	/**
+	 * Ends the job: every transaction not yet sent fails with `message`, as not processed, a body
+	 * chosen for a request that a fault stopped before its keys were claimed included.
+	 */
 	giveUp(message: string, description: string): void {
 		if (this.finished) return;
+		if (this.current !== undefined && !this.posted) this.unchoose(this.current);
 		const rest = this.packing.rest();
 		if (rest.length > 0) {
 			const error = serviceError(this.context, { message, description, notProcessed: true }, rest[0]);
@@ -228,16 +244,17 @@ export class SendJob {
 
 	/** The body's request ended for good with `outcome`: its keys are settled by it. */
 	private answered(outcome: Outcome, stop: boolean): void {
-		this.departing = undefined;
+		this.current = undefined;
+		this.posted = false;
 		this.waitingSinceMs = monotonicMs();
-		this.settings.keys?.settle(outcome);
 		this.decide(outcome, stop);
+		this.settings.keys?.settle(outcome);
 		this.finishIfAllSent();
 	}
 
 	/** Packing has passed the last transaction and nothing is held or under way: every item has its outcome. */
 	private finishIfAllSent(): void {
-		if (this.packing.passedAll && this.departing === undefined) this.finish();
+		if (this.packing.passedAll && this.current === undefined) this.finish();
 	}
 
 	private decide(outcome: Outcome, stop: boolean): void {

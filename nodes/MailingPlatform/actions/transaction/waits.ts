@@ -1,7 +1,8 @@
 /**
  * How long one execution's transactions waited for their account's requests and why, and when
- * Max Wait Seconds runs out. It counts only time in which the service took none of them, so an
- * execution whose own requests go out one after the other is never cut off, however long they take.
+ * Max Wait Seconds runs out. It counts only time in which they waited and the service took none of
+ * them; the time their own requests are under way does not count, refused or not, so an execution
+ * whose requests go out one after the other is never cut off, however long they take.
  */
 import { seconds } from '../../helpers/numbers';
 import { monotonicMs } from '../../transport/accountGate';
@@ -26,15 +27,16 @@ export class WaitClock {
 	/** Waits since the service last took some of the transactions, for the message of those given up. */
 	private readonly unserved: Waits = new Map();
 
-	private servedAtMs = monotonicMs();
+	/** Milliseconds waited since the service last took some of the transactions. */
+	private unservedMs = 0;
 
-	private countedUntilMs = this.servedAtMs;
+	private countedUntilMs = monotonicMs();
 
 	constructor(private readonly maxWaitMs: number) {}
 
-	/** When Max Wait Seconds runs out, unless the service takes some of the transactions first. */
+	/** When Max Wait Seconds runs out if they wait from the last count on, unless the service takes some of the transactions first. */
 	get deadlineMs(): number {
-		return this.servedAtMs + this.maxWaitMs;
+		return this.countedUntilMs + this.maxWaitMs - this.unservedMs;
 	}
 
 	/** Counts the time since the last count as waited because of `reason`, if the transactions were `waiting`. */
@@ -43,22 +45,17 @@ export class WaitClock {
 		this.countedUntilMs = now;
 	}
 
-	/** A request of them that left at `departedAtMs` was refused (`reason`): waited too, since the service took none. */
-	refused(reason: string, departedAtMs: number): void {
-		const now = monotonicMs();
-		this.add(reason, now - departedAtMs);
-		this.countedUntilMs = now;
-	}
-
 	/** The service took some of the transactions: Max Wait Seconds starts again. */
 	served(): void {
-		this.servedAtMs = this.countedUntilMs = monotonicMs();
+		this.countedUntilMs = monotonicMs();
 		this.unserved.clear();
+		this.unservedMs = 0;
 	}
 
 	private add(reason: string, ms: number): void {
 		this.total.set(reason, (this.total.get(reason) ?? 0) + ms);
 		this.unserved.set(reason, (this.unserved.get(reason) ?? 0) + ms);
+		this.unservedMs += ms;
 	}
 
 	/** What the transactions waited for since the service last took some, to follow "it waited 120 s". */

@@ -1,0 +1,103 @@
+/**
+ * What becomes of a Deduplication Key in n8n's store once its request returned. The service's
+ * answer decided the item's outcome, so none of this holds the execution: it goes on in the n8n
+ * process after the execution ended, and says in n8n's log what it could not do.
+ *
+ * Another process (a queue-mode worker) whose call read the history before a key was written and
+ * writes after it undoes the key; n8n's store has no lock and no way to tell. Such a call
+ * usually takes milliseconds from its read to its write, longer on a starved CPU. So a kept key
+ * is recorded again at each of `CONFIRM_AFTER_MS` after it was last written (each round rides
+ * the node's next store call, and so at a steady stream of orders the claims' rewrite of the
+ * row); a round that finds it gone has written it again, and the rounds start over from then, at
+ * most `MAX_CONFIRM_ROUNDS` in all, and none once this process alone has added History Size
+ * entries to the history since (it may have dropped the key by then). A call that takes longer than the last round's wait from its
+ * read to its write still undoes a key unseen. Released keys are removed `REMOVE_ROUNDS` times,
+ * some 100 ms apart (removal cannot be read back).
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { keyStore } from '../../helpers/keyStore';
+import { monotonicMs } from '../../transport/accountGate';
+
+type Store = ReturnType<typeof keyStore>;
+
+const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
+const MAX_CONFIRM_ROUNDS = 12;
+const REMOVE_ROUNDS = 3;
+const roundDelayMs = () => 50 + Math.random() * 100;
+
+const quoted = (keys: Iterable<string>) => [...keys].map((key) => `"${key}"`).join(', ');
+
+/** A warning in n8n's log: the execution that sent these orders has ended, so it cannot carry it. */
+function warn(context: IExecuteFunctions, keys: Iterable<string>, what: string): void {
+	context.logger.warn(`Mailing Platform node "${context.getNode().name}", Deduplication Key ${quoted(keys)}: ${what}`);
+}
+
+/**
+ * Watches `kept` in the store, writing `marks` with the first round (they only tell a later
+ * delivery "sent" from "outcome unknown", so they are not watched); resolves once that round has
+ * gone, while the later rounds go on.
+ */
+export function watchKept(context: IExecuteFunctions, store: Store, kept: readonly string[], marks: readonly string[], writtenAtMs: number): Promise<void> {
+	if (kept.length === 0) return Promise.resolve();
+	let marked = () => {};
+	const firstRound = new Promise<void>((resolve) => (marked = resolve));
+	void (async () => {
+		const undone = new Set<string>();
+		const addedBefore = store.added();
+		let lastWrittenMs = writtenAtMs;
+		try {
+			for (let round = 1, step = 0; step < CONFIRM_AFTER_MS.length; round++) {
+				if (round > MAX_CONFIRM_ROUNDS) {
+					warn(context, kept, `in ${MAX_CONFIRM_ROUNDS} tries n8n's store did not keep it: another n8n process kept writing this node's history. A later delivery of its order may send it again.`);
+					return;
+				}
+				const recordedBefore = await store.confirm(round === 1 ? [...kept, ...marks] : kept, lastWrittenMs + CONFIRM_AFTER_MS[step]);
+				marked();
+				// The history may have dropped the keys by its size since: a round would bring them back.
+				if (store.added() - addedBefore >= store.maxEntries / 2) break;
+				const gone = kept.filter((key) => !recordedBefore.has(key));
+				for (const key of gone) undone.add(key);
+				step = gone.length === 0 ? step + 1 : 0;
+				if (gone.length > 0) lastWrittenMs = monotonicMs();
+			}
+			if (undone.size > 0) {
+				warn(context, undone, "another n8n process's write removed it from n8n's store after its transaction was sent, and this process recorded it again: a delivery of its order to another n8n process in between may have been sent again.");
+			}
+		} catch (error) {
+			warn(context, kept, `could not be confirmed in n8n's store (${(error as Error).message}): a delivery of its order to another n8n process may send it again.`);
+		} finally {
+			marked();
+		}
+	})();
+	return firstRound;
+}
+
+/**
+ * Removes `entries` in `REMOVE_ROUNDS` rounds: `removed` resolves at the first that went through
+ * (and rejects when none did), `ended` once all have gone.
+ */
+export function removeInRounds(store: Store, entries: readonly string[]): { removed: Promise<void>; ended: Promise<void> } {
+	if (entries.length === 0) return { removed: Promise.resolve(), ended: Promise.resolve() };
+	let went!: () => void;
+	let failed!: (error: unknown) => void;
+	const removed = new Promise<void>((resolve, reject) => {
+		went = resolve;
+		failed = reject;
+	});
+	const ended = (async () => {
+		let failure: unknown;
+		let anyWent = false;
+		for (let round = 1; round <= REMOVE_ROUNDS; round++) {
+			try {
+				await store.remove(entries, round === 1 ? undefined : monotonicMs() + roundDelayMs());
+				anyWent = true;
+				went();
+			} catch (error) {
+				failure = error;
+			}
+		}
+		if (!anyWent) failed(failure);
+	})();
+	return { removed, ended };
+}

@@ -1,0 +1,269 @@
+/**
+ * One simulated case, run on jest's clock: its deliveries become executions of Transaction ›
+ * Create on one to three processes (each its own account sender, gate and key-store queue, as
+ * n8n processes are: the account and the workflow are named per process), against the models of
+ * the service and of n8n's store; users stop executions, n8n's workflow timeout cancels them, and
+ * the sender's own code throws where the case says. fast-check's scheduler decides which of the
+ * answers, store calls and the clock's next timer comes next. Then every keyed order is delivered
+ * again on every process, with nothing failing, as a shop or a user re-run does.
+ */
+import type { IExecuteFunctions, INode, INodeParameters } from 'n8n-workflow';
+import type { Scheduler } from 'fast-check';
+
+import { execute } from '../../nodes/MailingPlatform/actions/transaction/create.operation';
+import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
+import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
+import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
+import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
+import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import type { Carried, Delivery, SimulationCase } from './model';
+import { ACTED, CaseRecord, StoreRow } from './model';
+
+/**
+ * Methods of the sender's own code a case may make fail, each a position a fault of this code can
+ * strike: a method that returns a promise rejects it, as an async one would, the others throw.
+ */
+const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects']> = [
+	['AccountGate.takeStart', AccountGate.prototype, 'takeStart', 'throws'],
+	['AccountGate.answered', AccountGate.prototype, 'answered', 'throws'],
+	['SendJob.isWhole', SendJob.prototype, 'isWhole', 'throws'],
+	['SendJob.choose', SendJob.prototype, 'choose', 'throws'],
+	['SendJob.post', SendJob.prototype, 'post', 'throws'],
+	['SendJob.reported', SendJob.prototype, 'reported', 'throws'],
+	['SendJob.returnToWaiting', SendJob.prototype, 'returnToWaiting', 'rejects'],
+	['KeyClaims.claim', KeyClaims.prototype, 'claim', 'rejects'],
+	['KeyClaims.release', KeyClaims.prototype, 'release', 'rejects'],
+	['KeyClaims.settleNow', KeyClaims.prototype, 'settleNow', 'rejects'],
+	['AccountSender.answerFailure', AccountSender.prototype, 'answerFailure', 'rejects'],
+];
+
+export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
+
+/** How long after the last delivery's start the case may run before what still runs counts as hanging. */
+const CASE_LIMIT_MS = 10 * 60_000;
+
+/** How long the account is quiet before the redelivery, as between a shop's rushes. */
+const QUIET_BEFORE_REDELIVERY_MS = 2 * 60_000;
+
+/** How long a redelivery may take, with the service taking everything. */
+export const REDELIVERY_LIMIT_MS = 30_000;
+
+let cases = 0;
+
+/** One execution as n8n and the checks see it. */
+export interface Execution {
+	index: number;
+	delivery: Delivery;
+	/** A redelivery after the case, with nothing failing. */
+	again: boolean;
+	startedAtMs?: number;
+	/** When n8n counted it ended: the node returned, or the execution was stopped or timed out. */
+	endedAtMs?: number;
+	cancelledAtMs?: number;
+	/** When the node's run returned (it may go on after a cancel). */
+	returnedAtMs?: number;
+	results?: ItemResult[];
+	threw?: unknown;
+}
+
+export class World {
+	readonly record = new CaseRecord();
+
+	readonly executions: Execution[] = [];
+
+	readonly store: StoreRow;
+
+	private faulty = true;
+
+	private readonly name = `case-${++cases}`;
+
+	private readonly restores: Array<() => void> = [];
+
+	constructor(
+		readonly simulated: SimulationCase,
+		private readonly scheduler: Scheduler,
+	) {
+		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, () => this.faulty);
+	}
+
+	async run(): Promise<void> {
+		this.installCodeFaults();
+		try {
+			this.simulated.deliveries.forEach((delivery) => this.deliverAt(delivery, false));
+			const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
+			await this.runUntilQuiet(Date.now() + last + CASE_LIMIT_MS);
+		} finally {
+			this.faulty = false;
+		}
+		const keyedOrders = [...new Set(this.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders))];
+		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_REDELIVERY_MS);
+		for (let process = 0; process < this.simulated.processes; process++) {
+			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
+			for (const delivery of [...keyedOrders.map((order) => ({ ...fresh, keyed: true, orders: [order] })), fresh]) this.deliverAt(delivery, true);
+			await this.runUntilQuiet(Date.now() + REDELIVERY_LIMIT_MS);
+		}
+	}
+
+	/** Restores the methods the case made throw. */
+	dispose(): void {
+		for (const restore of this.restores.splice(0)) restore();
+	}
+
+	private installCodeFaults(): void {
+		const calls = new Map<string, number>();
+		for (const [name, prototype, method, fails] of FAULT_TARGETS) {
+			const strikes = this.simulated.codeFaults.filter((fault) => fault.method === name).map((fault) => fault.call);
+			if (strikes.length === 0) continue;
+			const host = prototype as { [method: string]: (...args: unknown[]) => unknown };
+			const original = host[method];
+			const faultsStrike = () => this.faulty;
+			host[method] = function (this: unknown, ...args: unknown[]) {
+				const call = (calls.get(name) ?? 0) + 1;
+				calls.set(name, call);
+				if (faultsStrike() && strikes.includes(call)) {
+					const fault = new Error(`simulated fault in ${name} (call ${call})`);
+					if (fails === 'rejects') return Promise.reject(fault);
+					throw fault;
+				}
+				return original.apply(this, args);
+			};
+			this.restores.push(() => (host[method] = original));
+		}
+	}
+
+	/**
+	 * Runs until nothing is left to happen or `untilMs` has passed: at each step the scheduler
+	 * lets one waiting answer or store call settle, or lets the clock run to its next timer.
+	 */
+	private async runUntilQuiet(untilMs: number): Promise<void> {
+		let clockWaiting = false;
+		for (;;) {
+			await settle();
+			if (!clockWaiting && jest.getTimerCount() > 0 && Date.now() < untilMs) {
+				clockWaiting = true;
+				void this.scheduler.schedule(Promise.resolve(), 'the clock runs').then(() => {
+					clockWaiting = false;
+					jest.advanceTimersToNextTimer();
+				});
+			}
+			if (this.scheduler.count() === 0) return;
+			await this.scheduler.waitOne();
+		}
+	}
+
+	private deliverAt(delivery: Delivery, again: boolean): void {
+		const execution: Execution = { index: this.executions.length, delivery, again };
+		this.executions.push(execution);
+		setTimeout(() => this.start(execution), delivery.atMs);
+	}
+
+	private start(execution: Execution): void {
+		const { delivery, index } = execution;
+		execution.startedAtMs = Date.now();
+		const cancel = new AbortController();
+		const cancelAfter = (ms: number | undefined) => {
+			if (ms === undefined || execution.again) return;
+			setTimeout(() => {
+				if (execution.endedAtMs !== undefined) return;
+				execution.cancelledAtMs = execution.endedAtMs = Date.now();
+				cancel.abort();
+			}, ms);
+		};
+		cancelAfter(delivery.stopAfterMs);
+		cancelAfter(this.simulated.workflowTimeoutMs);
+		const context = this.contextOf(execution, cancel.signal);
+		execute.call(context, { continueOnFail: true, errorOutput: false }, undefined).then(
+			({ results }) => (execution.results = results),
+			(error: unknown) => (execution.threw = error),
+		).finally(() => {
+			execution.returnedAtMs = Date.now();
+			execution.endedAtMs ??= execution.returnedAtMs;
+		});
+		void index;
+	}
+
+	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
+		const { delivery, index } = execution;
+		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item } } }));
+		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds };
+		if (delivery.keyed) options.deduplicationKey = '={{ $json.content.order }}';
+		const node: INode = {
+			id: 'create',
+			name: 'Create',
+			type: 'n8n-nodes-mailing-platform.mailingPlatform',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { resource: 'transaction', operation: 'create', inputMode: 'json', transactionJson: '={{ $json }}', options },
+		};
+		const parameterAt = (name: string, fallback: unknown) => {
+			let value: unknown = node.parameters;
+			for (const key of name.split('.')) value = value !== null && typeof value === 'object' ? (value as { [key: string]: unknown })[key] : undefined;
+			return value ?? fallback;
+		};
+		const credential = { baseUrl: `https://service.test/${this.name}/process-${delivery.process}`, apiKey: 'simulated' };
+		const store = this.store;
+		const answer = async (body: Buffer) => await this.answer(delivery.process, body);
+		return {
+			getNode: () => node,
+			getWorkflow: () => ({ id: `${this.name}-process-${delivery.process}`, name: 'Shop', active: true }),
+			getInputData: () => items,
+			getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameterAt(name, fallback),
+			getCredentials: async () => credential,
+			continueOnFail: () => true,
+			getExecutionCancelSignal: () => signal,
+			addExecutionHints: () => {},
+			getTimezone: () => 'Europe/Berlin',
+			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+			helpers: {
+				checkProcessedAndRecord: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
+					const processed = await store.call(delivery.process, 'record', keys.map(String), maxEntries);
+					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
+				},
+				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
+					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
+				},
+				httpRequestWithAuthentication: async (_type: string, request: { body: Buffer }) => await answer(request.body),
+			},
+		} as unknown as IExecuteFunctions;
+	}
+
+	/** The service: receives a request, acts on it when the scheduler lets it answer, and answers as the case says. */
+	private async answer(process: number, body: Buffer) {
+		const carried = (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
+		const number = this.record.requests.length;
+		const answer = this.faulty ? (this.simulated.answers[number] ?? 'taken') : 'taken';
+		const request = { number, process, carried, answer, sentAtMs: Date.now() } as (typeof this.record.requests)[number];
+		this.record.requests.push(request);
+		// The redelivery's answers come at once: its checks are about what the case left behind.
+		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${answer})`);
+		request.answeredAtMs = Date.now();
+		if (ACTED[answer]) for (const transaction of carried) this.record.queue(transaction);
+		const reports = (queued: boolean) => JSON.stringify({ reports: carried.map(() => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
+		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
+		switch (answer) {
+			case 'taken':
+				return status(200, {}, reports(true));
+			case 'declined':
+				return status(200, {}, reports(false));
+			case 'tooMany':
+				return status(429, { 'retry-after': '1' });
+			case 'unavailable':
+				return status(503, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
+			case 'tooLarge':
+				return status(413);
+			case 'serverError':
+				return status(500, {}, 'Internal error');
+			case 'garbled':
+				return status(200, {}, 'not json');
+			case 'unreachable':
+				throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+			case 'brokenAfter':
+				throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		}
+	}
+}
+
+/** Lets every promise that can settle now settle (the real event loop's turn, not the simulated clock's). */
+async function settle(): Promise<void> {
+	for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
