@@ -221,7 +221,8 @@ describe('the account’s gate learning the account’s pace', () => {
 			return waitedMs;
 		});
 
-		expect(pauses).toEqual([2000, 3000, 5000, 9000]);
+		// Before any pace, the first pause ends at once: a lone process learns without delay.
+		expect(pauses).toEqual([1000, 2000, 3000, 5000]);
 	});
 
 	it('keeps the credential’s Max Requests per Second as an upper bound: the smaller of the two paces', () => {

@@ -114,14 +114,15 @@ export class LearnedPace {
 
 	/**
 	 * Over how long the end of a pause should spread, so that processes refused together do not
-	 * come back together: one interval of the pace (a second after a refusal before any pace),
-	 * doubled for each further refusal in a row, as a crowd larger than the pace knows keeps
-	 * refusing the probes: they wait longer instead.
+	 * come back together: one interval of the pace, doubled for each further refusal in a row, as
+	 * a crowd larger than the pace knows keeps refusing the probes: they wait longer instead.
+	 * Before any pace, a first refusal's pause ends at once (a lone process learns its pace
+	 * without delay), a second in a row within a second, and so on doubling.
 	 */
 	spreadMs(nowMs: number): number {
 		const pace = this.perSecond(nowMs);
-		const intervalMs = pace !== undefined ? 1000 / pace : this.refusedInARow > 0 ? 1000 : 0;
-		return intervalMs * 2 ** Math.max(0, this.refusedInARow - 1);
+		if (pace !== undefined) return (1000 / pace) * 2 ** Math.max(0, this.refusedInARow - 1);
+		return this.refusedInARow < 2 ? 0 : 1000 * 2 ** (this.refusedInARow - 2);
 	}
 
 	/** The service declared the account's rate: a ceiling for the learned pace. */
