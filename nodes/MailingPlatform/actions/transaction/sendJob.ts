@@ -247,6 +247,8 @@ export class SendJob {
 		this.current = undefined;
 		this.posted = false;
 		this.waitingSinceMs = monotonicMs();
+		// The request's own time is not counted as waited.
+		this.waits.count(this.waitingSinceMs, '', false);
 		this.decide(outcome, stop);
 		this.settings.keys?.settle(outcome);
 		this.finishIfAllSent();
