@@ -73,13 +73,15 @@ const rows: Row[] = [
 	},
 	{ position: 'the claim’s recording is undone by another process', promised: 'queued', strike: () => void processedData.planned.set(1, 'undo') },
 	{
-		// Finding 2: A-0 was sent by an earlier execution, so the claim reads the marks; A-1's key was recorded and must go back.
+		// A-0 was sent by an earlier execution, so the claim reads the marks; A-1's key was recorded and must go back.
 		position: 'the claim’s reading of the marks fails after its keys were recorded',
 		promised: 'queued',
 		orders: [0, 1],
 		others: ['notSent'],
 		strike: async () => {
 			await deliver([0]);
+			// Its key's confirmation rounds go on after it: the calls counted from here are the next execution's.
+			await keyStoreIdle();
 			processedData.planned.set(call(2), 'fail');
 		},
 	},

@@ -99,6 +99,9 @@ export class LearnedPace {
 	/** Refusals since the account last took a request sent after one. */
 	private refusedInARow = 0;
 
+	/** Of those, refusals for the account's rate: a crowd refused again spreads its return wider; an outage does not. */
+	private crowdedInARow = 0;
+
 	/** Requests per second at `nowMs`; undefined while nothing was learned, or once what was learned is forgotten. */
 	perSecond(nowMs: number): number | undefined {
 		if (this.atCut === undefined) return undefined;
@@ -114,15 +117,16 @@ export class LearnedPace {
 
 	/**
 	 * Over how long the end of a pause should spread, so that processes refused together do not
-	 * come back together: one interval of the pace, doubled for each further refusal in a row, as
-	 * a crowd larger than the pace knows keeps refusing the probes: they wait longer instead.
+	 * come back together: one interval of the pace, doubled for each further refusal for the rate
+	 * in a row, as a crowd larger than the pace knows keeps refusing the probes: they wait longer
+	 * instead. An outage's refusals (a 503 without Retry-After) do not double it.
 	 * Before any pace, a first refusal's pause ends at once (a lone process learns its pace
 	 * without delay), a second in a row within a second, and so on doubling.
 	 */
 	spreadMs(nowMs: number): number {
 		const pace = this.perSecond(nowMs);
-		if (pace !== undefined) return (1000 / pace) * 2 ** Math.max(0, this.refusedInARow - 1);
-		return this.refusedInARow < 2 ? 0 : 1000 * 2 ** (this.refusedInARow - 2);
+		if (pace !== undefined) return (1000 / pace) * 2 ** Math.max(0, this.crowdedInARow - 1);
+		return this.crowdedInARow < 2 ? 0 : 1000 * 2 ** (this.crowdedInARow - 2);
 	}
 
 	/** The service declared the account's rate: a ceiling for the learned pace. */
@@ -133,7 +137,7 @@ export class LearnedPace {
 	/** The account took a request that started at `sentAtMs`; `heldBack` says whether the pace delayed its start. */
 	accepted(sentAtMs: number, heldBack: boolean): void {
 		const current = sentAtMs >= this.lastRefusalMs;
-		if (current) this.refusedInARow = 0;
+		if (current) this.refusedInARow = this.crowdedInARow = 0;
 		if (this.atCut === undefined) {
 			if (current && this.lessonPendingAtMs !== undefined) return this.learnFirstLesson(this.lessonPendingAtMs, sentAtMs);
 			this.recentAccepted.push(sentAtMs);
@@ -152,6 +156,7 @@ export class LearnedPace {
 		if (aboutRate) this.learnFrom(sentAtMs, nowMs);
 		this.lastRefusalMs = nowMs;
 		this.refusedInARow++;
+		if (aboutRate) this.crowdedInARow++;
 	}
 
 	/**
