@@ -175,7 +175,8 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 		const p50LimitMs = limits.p50Times * executionMs.steadyHttpRequest.p50 + limits.p50PlusMs;
 		const cpuMet = ratio <= limits.cpuRatio;
 		const p50Met = executionMs.steadyKeyed.p50 <= p50LimitMs;
-		passed &&= cpuMet && p50Met;
+		// The p50 is printed, not judged: on a loaded machine it measures the machine (issue 48 is open on it).
+		passed &&= cpuMet;
 		lines.push(
 			`  ${PHASE_TITLES[phase]}:`,
 			flowLine('steadyKeyed'),

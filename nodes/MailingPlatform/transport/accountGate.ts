@@ -130,13 +130,14 @@ export class AccountGate {
 	}
 
 	/**
-	 * No request of the account starts for `ms`, because of `reason`. The pause ends at a random
-	 * point within the learned pace's spread after it (and after the next start the pace allows),
-	 * so that processes refused together do not come back together.
+	 * No request of the account starts for `ms`, because of `reason`. With a learned pace, the
+	 * pause ends at a random point within one pacing interval after it (and after the next start
+	 * the pace allows), so that processes refused together do not come back together.
 	 */
 	pause(ms: number, reason: string): void {
 		const now = monotonicMs();
-		const spreadMs = Math.max(0, this.nextStartMs - now - ms) + Math.random() * this.learned.spreadMs(now);
+		const learned = this.learned.perSecond(now);
+		const spreadMs = learned === undefined ? 0 : Math.max(0, this.nextStartMs - now - ms) + (Math.random() * 1000) / learned;
 		this.pausedUntilMs = Math.max(this.pausedUntilMs, now + ms + spreadMs);
 		this.pauseReason = reason;
 	}
