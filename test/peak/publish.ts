@@ -50,3 +50,11 @@ export async function credentialData(port: number, id: string): Promise<Record<s
 	const { data } = (await read.json()) as { data: { data?: Record<string, unknown> } };
 	return data.data ?? {};
 }
+
+/** Stops a running execution, as the Stop of n8n's executions list does. */
+export async function stopExecution(port: number, id: string): Promise<void> {
+	const base = `http://127.0.0.1:${port}`;
+	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	const response = await fetch(`${base}/rest/executions/${id}/stop`, { method: 'POST', headers, body: '{}' });
+	if (!response.ok) throw new Error(`HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+}

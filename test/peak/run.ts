@@ -11,9 +11,9 @@
  * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order,
  * or when keyed Create at the steady state costs more than 1.6 times the HTTP Request node's CPU.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [--n8n=VERSION] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash` those parts; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `timeout` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -42,7 +42,7 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
-import { credentialData, publishWorkflows } from './publish';
+import { credentialData, publishWorkflows, stopExecution } from './publish';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
@@ -74,9 +74,10 @@ interface Selection {
 	steady: boolean;
 	bulk: boolean;
 	crash: boolean;
+	timeout: boolean;
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'timeout'] as const;
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -84,7 +85,7 @@ function select(args: string[]): Selection {
 	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, steady: true, bulk: true, crash: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		commonFlow: letters.length > 0,
@@ -92,6 +93,7 @@ function select(args: string[]): Selection {
 		steady: words.includes('rush') || words.includes('steady'),
 		bulk: words.includes('bulk'),
 		crash: words.includes('crash'),
+		timeout: words.includes('timeout'),
 	};
 }
 
@@ -110,7 +112,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -133,7 +135,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush }) : undefined;
-		const shapes = withBulk || withCrash ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash }) : undefined;
+		const shapes = withBulk || withCrash || withTimeout ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
@@ -189,6 +191,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 				double,
 				webhookBase: environment.webhookBase(),
 				store: () => store,
+				stopExecution: async (id) => await stopExecution(port, id),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
 					await server.exited;

@@ -1,0 +1,136 @@
+/**
+ * n8n's own cancellations in the middle of a rush (issue 47): keyed Create takes one order per
+ * webhook call, faster than the account's budget, in a workflow whose Settings › Timeout Workflow
+ * is shorter than the account's pause, so that n8n cancels most executions while their orders
+ * wait in the account's sender; meanwhile a few running executions are stopped as the executions
+ * list's Stop does (n8n's REST API, as the owner). Once every execution has ended and the budget is
+ * lifted, the shop delivers every order again. A cancellation must leave nothing behind in the
+ * process: every order is then queued exactly once, and no execution of the redelivery fails.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { RequestBudget } from '../double/budget';
+import type { ServiceDouble } from '../double/server';
+import { atOnce, deliverPlan, type ShopOrder, shopOrders } from './delivery';
+import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import { queuedTimes } from './rush';
+import type { RushSettings } from './rushSettings';
+import type { RushWorkflow } from './rushWorkflows';
+
+const WARM_UP_ORDERS = 5;
+const SETTLE_LIMIT_MS = 10 * 60_000;
+/** Between the rush's last execution ending and the redelivery, with the budget lifted. */
+const QUIET_BEFORE_REDELIVERY_MS = 2_000;
+
+export interface TimeoutEnvironment {
+	double: ServiceDouble;
+	webhookBase: string;
+	store(): ExecutionStore;
+	/** Stops a running execution through n8n's REST API, as the executions list's Stop does; throws what n8n answered otherwise. */
+	stopExecution(id: string): Promise<void>;
+}
+
+export interface TimeoutFigures {
+	orders: number;
+	/** How the rush's executions ended in n8n's database. */
+	rushEndedAs: Record<string, number>;
+	/** Orders the double queued during the rush. */
+	queuedInRush: number;
+	/** Executions stopped through the REST API mid-rush, their status at the end, and stops n8n refused. */
+	stopped: { asked: number; endedAs: Record<string, number>; refused: string[] };
+	queued: { once: number; twice: number; never: number; neverIds: string[] };
+	redelivery: { executions: number; failed: number; endedAs: Record<string, number>; reasons: string[] };
+}
+
+function tally(values: string[]): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+	return counts;
+}
+
+const plan = (orders: ShopOrder[], perSecond: number) => orders.map((order, index) => ({ atMs: (index * 1000) / perSecond, order }));
+
+/** Stops the `count` newest running executions after `afterMs`, before the workflow's timeout would. */
+async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']): Promise<TimeoutFigures['stopped'] & { ids: string[] }> {
+	await sleep(settings.stopAfterMs);
+	const running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	const ids = running.slice(-settings.stops).map((row) => row.id);
+	const refused: string[] = [];
+	for (const id of ids) {
+		try {
+			await environment.stopExecution(id);
+		} catch (error) {
+			refused.push(`execution ${id}: ${(error as Error).message}`.slice(0, 200));
+		}
+	}
+	return { asked: ids.length, endedAs: {}, refused, ids };
+}
+
+export async function measureTimeout(environment: TimeoutEnvironment, workflow: RushWorkflow<'timeout'>, settings: RushSettings['timeout']): Promise<TimeoutFigures> {
+	const { double } = environment;
+	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
+	const workflowId = workflow.file.id;
+	double.budget = undefined;
+	double.faults.reset();
+	await deliverPlan(url, atOnce(shopOrders('TW', WARM_UP_ORDERS)));
+	const warmedUp = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
+
+	const orders = shopOrders('TIMEOUT', settings.orders);
+	double.budget = new RequestBudget(settings.budget);
+	const [, stops] = await Promise.all([deliverPlan(url, plan(orders, settings.ordersPerSecond)), stopMidRush(environment, workflowId, settings)]);
+	const rushRows = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS + orders.length, SETTLE_LIMIT_MS);
+	double.budget = undefined;
+	const queuedInRush = queuedTimes(double, orders);
+	const lastOfRush = Math.max(...rushRows.map((row) => Number(row.id)));
+
+	await sleep(QUIET_BEFORE_REDELIVERY_MS);
+	await deliverPlan(url, plan(orders, settings.redeliveryPerSecond));
+	const redelivery = (execution: { id: string }) => Number(execution.id) > lastOfRush;
+	await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, redelivery);
+
+	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
+	const rush = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome));
+	const redelivered = outcomes.filter(redelivery);
+	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
+	const stoppedIds = new Set(stops.ids);
+	return {
+		orders: orders.length,
+		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
+		queuedInRush: queuedInRush.once + queuedInRush.twice,
+		stopped: { asked: stops.asked, refused: stops.refused, endedAs: tally(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.status)) },
+		queued: queuedTimes(double, orders),
+		redelivery: {
+			executions: redelivered.length,
+			failed: failed.length,
+			endedAs: tally(redelivered.map((outcome) => outcome.status)),
+			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
+		},
+	};
+}
+
+const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
+
+/** The figures as lines, and the verdict: every order queued exactly once after the redelivery, no execution of it failed, n8n took every stop asked. */
+export function describeTimeout(figures: TimeoutFigures, settings: RushSettings['timeout']): { lines: string[]; passed: boolean } {
+	const { queued, redelivery, stopped } = figures;
+	const failures = [
+		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
+		queued.never > 0 ? `${queued.never} orders never queued` : '',
+		redelivery.failed > 0 ? `${redelivery.failed} executions of the redelivery failed` : '',
+		redelivery.executions < figures.orders ? `${figures.orders - redelivery.executions} deliveries of the redelivery without an execution` : '',
+		stopped.asked === 0 ? 'no execution was running to stop' : '',
+		stopped.refused.length > 0 ? `n8n refused ${stopped.refused.length} stops` : '',
+	].filter(Boolean);
+	const { rate, burst, retryAfter } = settings.budget;
+	const lines = [
+		`Timeout mid-rush: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
+			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in, the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
+			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
+		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; stopped ${stopped.asked} (ended ${statuses(stopped.endedAs)})`,
+		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}; orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
+			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+		...[...redelivery.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
+	];
+	return { lines, passed: failures.length === 0 };
+}
