@@ -51,10 +51,16 @@ export async function credentialData(port: number, id: string): Promise<Record<s
 	return data.data ?? {};
 }
 
-/** Stops a running execution, as the Stop of n8n's executions list does. */
-export async function stopExecution(port: number, id: string): Promise<void> {
+/** Stops running executions at once, as the Stop of n8n's executions list does; answers what n8n said to each stop it refused, by id. */
+export async function stopExecutions(port: number, ids: readonly string[]): Promise<Map<string, string>> {
 	const base = `http://127.0.0.1:${port}`;
 	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
-	const response = await fetch(`${base}/rest/executions/${id}/stop`, { method: 'POST', headers, body: '{}' });
-	if (!response.ok) throw new Error(`HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+	const refused = new Map<string, string>();
+	await Promise.all(
+		ids.map(async (id) => {
+			const response = await fetch(`${base}/rest/executions/${id}/stop`, { method: 'POST', headers, body: '{}' });
+			if (!response.ok) refused.set(id, `HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+		}),
+	);
+	return refused;
 }

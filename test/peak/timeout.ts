@@ -4,8 +4,9 @@
  * is shorter than the account's pause, so that n8n cancels most executions while their orders
  * wait in the account's sender; meanwhile a few running executions are stopped as the executions
  * list's Stop does (n8n's REST API, as the owner). Once every execution has ended and the budget is
- * lifted, the shop delivers every order again. A cancellation must leave nothing behind in the
- * process: every order is then queued exactly once, and no execution of the redelivery fails.
+ * lifted, the shop delivers every order again, and then one new order alone. A cancellation must
+ * leave nothing behind in the process: every order is then queued exactly once, no execution of
+ * the redelivery fails, and the order alone is sent at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -26,8 +27,8 @@ export interface TimeoutEnvironment {
 	double: ServiceDouble;
 	webhookBase: string;
 	store(): ExecutionStore;
-	/** Stops a running execution through n8n's REST API, as the executions list's Stop does; throws what n8n answered otherwise. */
-	stopExecution(id: string): Promise<void>;
+	/** Stops running executions at once through n8n's REST API, as the executions list's Stop does; answers what n8n said to each stop it refused, by id. */
+	stopExecutions(ids: readonly string[]): Promise<Map<string, string>>;
 }
 
 export interface TimeoutFigures {
@@ -36,10 +37,15 @@ export interface TimeoutFigures {
 	rushEndedAs: Record<string, number>;
 	/** Orders the double queued during the rush. */
 	queuedInRush: number;
-	/** Executions stopped through the REST API mid-rush, their status at the end, and stops n8n refused. */
-	stopped: { asked: number; endedAs: Record<string, number>; refused: string[] };
+	/**
+	 * Running executions asked to stop through the REST API mid-rush: stops n8n took (and how those
+	 * executions ended), executions that had ended before the stop reached them, and other refusals.
+	 */
+	stopped: { asked: number; took: number; endedAs: Record<string, number>; endedFirst: number; refused: string[] };
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
 	redelivery: { executions: number; failed: number; endedAs: Record<string, number>; reasons: string[] };
+	/** Once the redelivery's executions ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
+	alone: { status: string; seconds: number; queued: boolean };
 }
 
 function tally(values: string[]): Record<string, number> {
@@ -50,20 +56,17 @@ function tally(values: string[]): Record<string, number> {
 
 const plan = (orders: ShopOrder[], perSecond: number) => orders.map((order, index) => ({ atMs: (index * 1000) / perSecond, order }));
 
-/** Stops the `count` newest running executions after `afterMs`, before the workflow's timeout would. */
-async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']): Promise<TimeoutFigures['stopped'] & { ids: string[] }> {
+/** n8n's refusal to stop an execution that ended meanwhile (the workflow's timeout came first). */
+const ENDED_BEFORE_STOP = /can be stopped and \d+ is currently/;
+
+/** Stops the `stops` newest running executions after `stopAfterMs`, before the workflow's timeout would; answers the ids n8n stopped. */
+async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']) {
 	await sleep(settings.stopAfterMs);
 	const running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
-	const ids = running.slice(-settings.stops).map((row) => row.id);
-	const refused: string[] = [];
-	for (const id of ids) {
-		try {
-			await environment.stopExecution(id);
-		} catch (error) {
-			refused.push(`execution ${id}: ${(error as Error).message}`.slice(0, 200));
-		}
-	}
-	return { asked: ids.length, endedAs: {}, refused, ids };
+	const asked = running.slice(-settings.stops).map((row) => row.id);
+	const answers = await environment.stopExecutions(asked);
+	const refused = [...answers].filter(([, answer]) => !ENDED_BEFORE_STOP.test(answer)).map(([id, answer]) => `stop of execution ${id}: ${answer}`);
+	return { asked: asked.length, endedFirst: answers.size - refused.length, refused, ids: asked.filter((id) => !answers.has(id)) };
 }
 
 export async function measureTimeout(environment: TimeoutEnvironment, workflow: RushWorkflow<'timeout'>, settings: RushSettings['timeout']): Promise<TimeoutFigures> {
@@ -89,16 +92,29 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const redelivery = (execution: { id: string }) => Number(execution.id) > lastOfRush;
 	await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, redelivery);
 
+	const lastOfRedelivery = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
+	await sleep(QUIET_BEFORE_REDELIVERY_MS);
+	const [lone] = shopOrders('TIMEOUT-ALONE', 1);
+	await deliverPlan(url, atOnce([lone]));
+	const [aloneRow] = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastOfRedelivery);
+	const aloneMs = (await environment.store().durationsMs(workflowId)).get(aloneRow.id) ?? Number.NaN;
+
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
 	const rush = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome));
-	const redelivered = outcomes.filter(redelivery);
+	const redelivered = outcomes.filter((outcome) => redelivery(outcome) && Number(outcome.id) <= lastOfRedelivery);
 	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	const stoppedIds = new Set(stops.ids);
 	return {
 		orders: orders.length,
 		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
 		queuedInRush: queuedInRush.once + queuedInRush.twice,
-		stopped: { asked: stops.asked, refused: stops.refused, endedAs: tally(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.status)) },
+		stopped: {
+			asked: stops.asked,
+			took: stops.ids.length,
+			endedFirst: stops.endedFirst,
+			refused: stops.refused,
+			endedAs: tally(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.status)),
+		},
 		queued: queuedTimes(double, orders),
 		redelivery: {
 			executions: redelivered.length,
@@ -106,12 +122,13 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 			endedAs: tally(redelivered.map((outcome) => outcome.status)),
 			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
 		},
+		alone: { status: aloneRow.status, seconds: aloneMs / 1000, queued: queuedTimes(double, [lone]).once === 1 },
 	};
 }
 
 const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
 
-/** The figures as lines, and the verdict: every order queued exactly once after the redelivery, no execution of it failed, n8n took every stop asked. */
+/** The figures as lines, and the verdict: every order queued exactly once after the redelivery, no execution of it failed, n8n took a stop and refused none of a running execution. */
 export function describeTimeout(figures: TimeoutFigures, settings: RushSettings['timeout']): { lines: string[]; passed: boolean } {
 	const { queued, redelivery, stopped } = figures;
 	const failures = [
@@ -119,7 +136,8 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 		queued.never > 0 ? `${queued.never} orders never queued` : '',
 		redelivery.failed > 0 ? `${redelivery.failed} executions of the redelivery failed` : '',
 		redelivery.executions < figures.orders ? `${figures.orders - redelivery.executions} deliveries of the redelivery without an execution` : '',
-		stopped.asked === 0 ? 'no execution was running to stop' : '',
+		stopped.took === 0 ? 'n8n stopped no execution' : '',
+		figures.alone.status !== 'success' || !figures.alone.queued ? `the order alone afterwards ended ${figures.alone.status}, ${figures.alone.queued ? 'queued' : 'not queued'}` : '',
 		stopped.refused.length > 0 ? `n8n refused ${stopped.refused.length} stops` : '',
 	].filter(Boolean);
 	const { rate, burst, retryAfter } = settings.budget;
@@ -127,9 +145,11 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 		`Timeout mid-rush: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
 			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in, the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
 			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
-		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; stopped ${stopped.asked} (ended ${statuses(stopped.endedAs)})`,
+		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
+			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them`,
 		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}; orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
-			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
+		`  then one new order alone: its execution ${figures.alone.status} in ${figures.alone.seconds.toFixed(1)} s, ${figures.alone.queued ? 'queued once' : 'NOT queued once'}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...[...redelivery.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
 	];
 	return { lines, passed: failures.length === 0 };
