@@ -192,6 +192,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 				webhookBase: environment.webhookBase(),
 				store: () => store,
 				stopExecutions: async (ids) => await stopExecutions(port, ids),
+				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
 					await server.exited;

@@ -14,9 +14,11 @@ import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders } from './delivery';
 import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import { percentile } from './judge';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
+import type { ExecutionSpan } from './sqliteExecutions';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
@@ -29,6 +31,7 @@ export interface TimeoutEnvironment {
 	store(): ExecutionStore;
 	/** Stops running executions at once through n8n's REST API, as the executions list's Stop does; answers what n8n said to each stop it refused, by id. */
 	stopExecutions(ids: readonly string[]): Promise<Map<string, string>>;
+	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
 export interface TimeoutFigures {
@@ -43,7 +46,15 @@ export interface TimeoutFigures {
 	 */
 	stopped: { asked: number; took: number; endedAs: Record<string, number>; endedFirst: number; refused: string[] };
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
-	redelivery: { executions: number; failed: number; endedAs: Record<string, number>; reasons: string[] };
+	redelivery: {
+		executions: number;
+		failed: number;
+		endedAs: Record<string, number>;
+		/** n8n's own lag from a webhook call to its execution's start (the timeout counts from the call), p50 and p95, and failed executions that started after their timeout had run out. */
+		startLagMs: { p50: number; p95: number };
+		startedTimedOut: number;
+		reasons: string[];
+	};
 	/** Once the redelivery's executions ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
 	alone: { status: string; seconds: number; queued: boolean };
 }
@@ -104,6 +115,12 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const redelivered = outcomes.filter((outcome) => redelivery(outcome) && Number(outcome.id) <= lastOfRedelivery);
 	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
 	const stoppedIds = new Set(stops.ids);
+	const spans = await environment.executionSpans(workflowId);
+	const lagMs = (id: string) => {
+		const span = spans.get(id);
+		return span === undefined ? Number.NaN : span.startedMs - span.createdMs;
+	};
+	const lags = redelivered.map((outcome) => lagMs(outcome.id)).filter((ms) => !Number.isNaN(ms));
 	return {
 		orders: orders.length,
 		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
@@ -120,6 +137,8 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 			executions: redelivered.length,
 			failed: failed.length,
 			endedAs: tally(redelivered.map((outcome) => outcome.status)),
+			startLagMs: { p50: percentile(lags, 0.5), p95: percentile(lags, 0.95) },
+			startedTimedOut: failed.filter((outcome) => lagMs(outcome.id) >= settings.executionTimeoutSeconds * 1000).length,
 			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
 		},
 		alone: { status: aloneRow.status, seconds: aloneMs / 1000, queued: queuedTimes(double, [lone]).once === 1 },
@@ -147,7 +166,8 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
 		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
 			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them`,
-		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}; orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
+		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}, of which ${redelivery.startedTimedOut} started after their timeout ran out ` +
+			`(n8n's lag from webhook call to start p50 ${(redelivery.startLagMs.p50 / 1000).toFixed(1)} s, p95 ${(redelivery.startLagMs.p95 / 1000).toFixed(1)} s); orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
 			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
 		`  then one new order alone: its execution ${figures.alone.status} in ${figures.alone.seconds.toFixed(1)} s, ${figures.alone.queued ? 'queued once' : 'NOT queued once'}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...[...redelivery.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
