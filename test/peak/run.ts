@@ -42,7 +42,7 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
-import { credentialData, publishWorkflows, stopExecutions } from './publish';
+import { credentialData, publishWorkflows, executionStopper } from './publish';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
@@ -191,7 +191,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 				double,
 				webhookBase: environment.webhookBase(),
 				store: () => store,
-				stopExecutions: async (ids) => await stopExecutions(port, ids),
+				executionStopper: async () => await executionStopper(port),
 				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
-import { atOnce, deliverPlan, type ShopOrder, shopOrders } from './delivery';
+import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
 import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
 import { percentile } from './judge';
 import { queuedTimes } from './rush';
@@ -29,8 +29,8 @@ export interface TimeoutEnvironment {
 	double: ServiceDouble;
 	webhookBase: string;
 	store(): ExecutionStore;
-	/** Stops running executions at once through n8n's REST API, as the executions list's Stop does; answers what n8n said to each stop it refused, by id. */
-	stopExecutions(ids: readonly string[]): Promise<Map<string, string>>;
+	/** Signs in to n8n's REST API and answers how to stop running executions at once, as the executions list's Stop does (what n8n said to each stop it refused, by id). */
+	executionStopper(): Promise<(ids: readonly string[]) => Promise<Map<string, string>>>;
 	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
@@ -72,10 +72,10 @@ const ENDED_BEFORE_STOP = /can be stopped and \d+ is currently/;
 
 /** Stops the `stops` newest running executions after `stopAfterMs`, before the workflow's timeout would; answers the ids n8n stopped. */
 async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']) {
-	await sleep(settings.stopAfterMs);
+	const [stop] = await Promise.all([environment.executionStopper(), sleep(settings.stopAfterMs)]);
 	const running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
 	const asked = running.slice(-settings.stops).map((row) => row.id);
-	const answers = await environment.stopExecutions(asked);
+	const answers = await stop(asked);
 	const refused = [...answers].filter(([, answer]) => !ENDED_BEFORE_STOP.test(answer)).map(([id, answer]) => `stop of execution ${id}: ${answer}`);
 	return { asked: asked.length, endedFirst: answers.size - refused.length, refused, ids: asked.filter((id) => !answers.has(id)) };
 }
@@ -86,7 +86,10 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const workflowId = workflow.file.id;
 	double.budget = undefined;
 	double.faults.reset();
-	await deliverPlan(url, atOnce(shopOrders('TW', WARM_UP_ORDERS)));
+	// After the crash's restart n8n may serve this webhook a moment after its editor.
+	const [first, ...warmUp] = shopOrders('TW', WARM_UP_ORDERS);
+	await untilWebhookServes(url, first);
+	await deliverPlan(url, atOnce(warmUp));
 	const warmedUp = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
 	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
 
