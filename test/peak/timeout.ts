@@ -11,9 +11,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { RequestBudget } from '../double/budget';
-import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
-import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import type { CrashEnvironment } from './crash';
+import { readOutcomes, waitUntilEnded } from './executions';
 import { percentile } from './judge';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
@@ -25,10 +25,8 @@ const SETTLE_LIMIT_MS = 10 * 60_000;
 /** Between the rush's last execution ending and the redelivery, with the budget lifted. */
 const QUIET_BEFORE_REDELIVERY_MS = 2_000;
 
-export interface TimeoutEnvironment {
-	double: ServiceDouble;
-	webhookBase: string;
-	store(): ExecutionStore;
+/** The n8n the crash left (or the first, run alone), as the crash sees it, and its REST API. */
+export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store'> {
 	/** Signs in to n8n's REST API and answers how to stop running executions at once, as the executions list's Stop does (what n8n said to each stop it refused, by id). */
 	executionStopper(): Promise<(ids: readonly string[]) => Promise<Map<string, string>>>;
 	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
