@@ -1,21 +1,39 @@
 /**
  * The simulation of the account's sending (test/simulation) at any size, or one case replayed.
  *
- * Usage: npm run test:simulate -- [--runs N] [--seed S] [--path P] [--skip check,check]
- * --runs: cases to draw (default 10,000); --seed and --path: the ones a failure printed, to
- * replay it; --skip: checks to leave out (their names lead each problem), to search past a known one.
+ * Usage: npm run test:simulate -- [--runs N] [--seed S] [--path P] [--skip check,check] [--trace]
+ * --runs: cases to draw (default 10,000), shared out among one jest process per processor, each
+ * with a seed of its own (S, S + 1, …; each prints its seed on a failure); --seed and --path: the
+ * ones a failure printed, to replay it; --skip: checks to leave out (their names lead each
+ * problem), to search past a known one; --trace: print every call of n8n's store (with --path, a
+ * replayed case's).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 
 const options = new Map<string, string>();
 const args = process.argv.slice(2);
 for (let index = 0; index < args.length; index++) {
 	const [name, inline] = args[index].replace(/^--/, '').split('=', 2);
-	options.set(name, inline ?? args[++index]);
+	options.set(name, name === 'trace' ? '1' : (inline ?? args[++index]));
 }
-const env: NodeJS.ProcessEnv = { ...process.env, SIMULATION_RUNS: options.get('runs') ?? '10000', SIMULATION_TIME_LIMIT_MS: String(24 * 3600_000) };
-if (options.has('seed')) env.SIMULATION_SEED = options.get('seed');
-if (options.has('path')) env.SIMULATION_PATH = options.get('path');
-if (options.has('skip')) env.SIMULATION_SKIP = options.get('skip');
-const jest = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), 'test/simulation'], { env, stdio: 'inherit' });
-process.exit(jest.status ?? 1);
+const runs = Number(options.get('runs') ?? 10_000);
+const seed = Number(options.get('seed') ?? Date.now() % 1_000_000);
+const shards = options.has('path') ? 1 : Math.max(1, Math.min(availableParallelism(), Math.ceil(runs / 1000)));
+
+function shard(index: number): Promise<number> {
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		SIMULATION_RUNS: String(Math.ceil(runs / shards)),
+		SIMULATION_SEED: String(seed + index),
+		SIMULATION_TIME_LIMIT_MS: String(24 * 3600_000),
+	};
+	if (options.has('path')) env.SIMULATION_PATH = options.get('path');
+	if (options.has('skip')) env.SIMULATION_SKIP = options.get('skip');
+	if (options.has('trace')) env.SIMULATION_TRACE = '1';
+	const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), 'test/simulation'], { env, stdio: 'inherit' });
+	return new Promise((resolve) => jest.on('exit', (code) => resolve(code ?? 1)));
+}
+
+console.log(`Simulating ${runs} cases in ${shards} process${shards === 1 ? '' : 'es'}, seed ${seed}${shards === 1 ? '' : ` to ${seed + shards - 1}`}`);
+Promise.all(Array.from({ length: shards }, (_, index) => shard(index))).then((codes) => process.exit(codes.some((code) => code !== 0) ? 1 : 0));

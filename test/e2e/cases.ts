@@ -81,17 +81,26 @@ export const cases: E2eCase[] = [
 		},
 	},
 	{
-		name: 'example: shop order to transaction',
+		name: 'example: shop order to transaction, the order delivered twice and mailed once',
 		workflow: 'examples/shop-order-to-transaction.json',
 		standIns: { 'Shop Order Webhook': 'pinnedData' },
-		check(result) {
-			const [entry, ...rest] = outputOf(succeeded(result), 'Send Order Confirmation');
-			assert.equal(rest.length, 0, 'one output item per order');
-			assert.equal(entry.queued, true);
-			const [post, ...others] = result.requests.filter((request) => request.rawPath.startsWith('transactions'));
+		// The shop delivers the pinned order, then the same order again.
+		executions: [{}, {}],
+		check({ executions: [first, second], double }) {
+			const only = (execution: ExecutionResult) => {
+				const [entry, ...rest] = outputOf(succeeded(execution), 'Send Order Confirmation');
+				assert.equal(rest.length, 0, 'one output item per order');
+				return entry;
+			};
+			assert.equal(only(first).queued, true);
+			const [post, ...others] = first.requests.filter((request) => request.rawPath.startsWith('transactions'));
 			assert.equal(others.length, 0, 'one request for one order');
 			assert.equal(post.method, 'POST');
 			assert.match(post.contentType ?? '', /^application\/json/);
+
+			assert.deepEqual([only(second).skipped, only(second).deduplicationKey], [true, '100234'], 'the second delivery is skipped by its key');
+			assert.deepEqual(second.requests.filter((request) => request.rawPath.startsWith('transactions')), [], 'the second delivery sent nothing');
+			assert.equal(double.transactions.queuedOrderIds().filter((id) => id === '100234').length, 1, 'one e-mail for the order');
 		},
 	},
 	{

@@ -8,6 +8,7 @@ import type { ServiceDouble } from '../double/server';
 import type { E2eCase, ExecutionResult } from './cases';
 import { nodeError, sendOptions, succeeded } from './checks';
 import type { ProcessedDataRow } from './processedData';
+import { readmeKeyExpression } from './readmeKey';
 import type { WorkflowFile } from './workflowFile';
 import { outputOf } from './workflowFile';
 
@@ -46,6 +47,19 @@ function historyOf(rows: ProcessedDataRow[], nodeId: string): ProcessedDataRow |
 }
 
 export const safeSendingCases: E2eCase[] = [
+	{
+		name: "safe sending: the README's Deduplication Key behind n8n's Webhook node sends an order delivered twice once",
+		workflow: 'test/e2e/workflows/readmeKeyBehindWebhook.json',
+		standIns: { Webhook: 'pinnedData' },
+		// The user copies the README's expression into the option; the shop delivers the order twice.
+		executions: [{ edit: (workflow) => (sendOptions(workflow).deduplicationKey = `=${readmeKeyExpression()}`) }, {}],
+		check({ executions: [first, second], double }) {
+			assert.deepEqual(sendOutput(first).map((item) => item.queued), [true]);
+			assertSkipped(sendOutput(second), ['README-1']);
+			assert.deepEqual(transactionRequests(second), [], 'the second delivery sent nothing');
+			assert.deepEqual(queuedOrders(double, 'README-'), ['README-1'], 'one e-mail for the order');
+		},
+	},
 	{
 		name: "n8n's deduplication store is shared by two executions of one workflow (Remove Duplicates)",
 		workflow: 'test/e2e/workflows/removeDuplicatesTwice.json',

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { projectRoot } from '../../scripts/n8n';
+import { readmeKeyExpression } from '../e2e/readmeKey';
 import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
 
 /** The transaction type the orders are sent as; each run creates it in the double. */
@@ -61,7 +62,8 @@ function keyedOrPlain(variant: 'keyed' | 'plain', credential: { id: string; name
 		'n8n-nodes-mailing-platform.mailingPlatform',
 		1,
 		260,
-		orderConfirmationParameters('$json.body', variant === 'keyed' ? { deduplicationKey: '={{ $json.body.id }}' } : {}),
+		// The keyed flow takes the key as the README tells a user to write it.
+		orderConfirmationParameters('$json.body', variant === 'keyed' ? { deduplicationKey: `=${readmeKeyExpression()}` } : {}),
 	);
 	create.credentials = { mailingPlatformApi: { id: credential.id, name: credential.name } };
 	create.onError = 'continueErrorOutput';

@@ -81,7 +81,7 @@ export function problemsOf(world: World): string[] {
 			if (said === 'queued' && queuedHere !== 1) problems.push(`queued: ${where} says queued, but the service did not queue it`);
 			if (execution.again && said === 'notSent') problems.push(`wedge: ${where} was not sent when delivered again with the service taking everything: "${text}"`);
 			if (said === 'notSent' && acted > 0) problems.push(`notSent: ${where} says "${text}", but the service acted on a request that carried it`);
-			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
+			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it|could not be released.*another key/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
 			if (said === 'unknown') {
 				unknownOrders.add(order);
 				if (acted === 0) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but no request that carried it reached the service: ${requests.map((request) => request.answer).join(', ') || 'none left'}`);

@@ -8,6 +8,9 @@
  */
 import type { Scheduler } from 'fast-check';
 
+/** `npm run test:simulate -- --trace`: every store call, for reading a replayed case. */
+const tracing = process.env.SIMULATION_TRACE === '1';
+
 /** How the service answers a request (by the request's number in the case; later ones are taken). */
 export type Answer =
 	| 'taken'
@@ -148,6 +151,7 @@ export class StoreRow {
 		for (const key of written) if (!known.has(key)) this.addedBy.set(key, process);
 		this.entries = written;
 		this.version++;
+		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${fault?.when ?? ''} -> [${written.join(', ')}]`);
 		if (fault?.when === 'afterWrite') throw new Error(`the store's answer was lost (call ${number})`);
 		return recordedBefore;
 	}

@@ -96,10 +96,11 @@ export class World {
 			this.faulty = false;
 		}
 		const keyedOrders = [...new Set(this.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders))];
+		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_REDELIVERY_MS);
 		for (let process = 0; process < this.simulated.processes; process++) {
-			const fresh = { process, atMs: QUIET_BEFORE_REDELIVERY_MS, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
+			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
 			for (const delivery of [...keyedOrders.map((order) => ({ ...fresh, keyed: true, orders: [order] })), fresh]) this.deliverAt(delivery, true);
-			await this.runUntilQuiet(Date.now() + QUIET_BEFORE_REDELIVERY_MS + REDELIVERY_LIMIT_MS);
+			await this.runUntilQuiet(Date.now() + REDELIVERY_LIMIT_MS);
 		}
 	}
 

@@ -68,6 +68,22 @@ describe('what the editor shows', () => {
 		expect(notices('startBounceCheck')).toEqual([]);
 	});
 
+	it('says every field, option and notice of Transaction › Create in at most two sentences', () => {
+		const texts = (property: INodeProperties): string[] => {
+			const own = [property.description, property.type === 'notice' ? property.displayName : undefined];
+			const nested = (property.options ?? []).flatMap((option) =>
+				'values' in option ? option.values.flatMap(texts) : 'type' in option ? texts(option) : [option.description],
+			);
+			return [...own, ...nested].filter((text): text is string => typeof text === 'string' && text !== '');
+		};
+		const create = action.properties.filter((property) => property.displayOptions?.show?.operation?.includes('create'));
+		// "e.g." ends no sentence; a sentence ends at . ! or ? before a space or the end.
+		const sentences = (text: string) => text.replace(/\b(e\.g|i\.e)\./g, '$1').match(/[.!?](?=\s|$)/g)?.length ?? 1;
+		const long = create.flatMap(texts).filter((text) => sentences(text) > 2);
+		expect(create.length).toBeGreaterThan(15);
+		expect(long).toEqual([]);
+	});
+
 	it('warns, while the Transaction Type ID is 0 and only then, that every item would be refused', () => {
 		const notices = (parameters: INodeParameters) =>
 			[...visible(action, { resource: 'transaction', operation: 'create', inputMode: 'fields', ...parameters }).values()]

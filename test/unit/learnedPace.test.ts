@@ -3,7 +3,6 @@
  * test moves (`monotonicMs` reads `performance.now`) and with chance fixed.
  */
 import { AccountGate, PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
-import { INCREASE_PER_ACCEPTED } from '../../nodes/MailingPlatform/transport/learnedPace';
 
 const REFUSED = 'the service answered 429 (too many requests)';
 
@@ -29,9 +28,9 @@ function request(gate: AccountGate, status = 200, latencyMs = 10, headers: Recor
 /** Waits on the test's clock until the gate lets a request start. */
 const waitForTurn = (gate: AccountGate) => (nowMs += gate.waitMs());
 
-/** The pace now in force, in requests per second, read from the interval after a start. */
+/** The pace in force now (after a refusal's pause), in requests per second, read from the interval after a start taken then. */
 function paceOf(gate: AccountGate): number {
-	waitForTurn(gate);
+	if (gate.whyWaiting() === REFUSED) waitForTurn(gate);
 	gate.takeStart();
 	return 1000 / gate.waitMs();
 }
@@ -54,7 +53,8 @@ function taughtGate(): AccountGate {
 	return gate;
 }
 
-const TAUGHT = (0.7 * 4) / 1.04;
+/** 0.7 of 4 / 1.04 per second. */
+const TAUGHT = 2.6923;
 
 describe('the account’s gate learning the account’s pace', () => {
 	it('paces nothing before the service refuses a request: a lone process is never slowed', () => {
@@ -114,7 +114,7 @@ describe('the account’s gate learning the account’s pace', () => {
 		request(gate);
 
 		// One request taken in the 1.51 s from the refused request's start to the probe's.
-		expect(paceOf(gate)).toBeCloseTo(0.7 / 1.51, 4);
+		expect(paceOf(gate)).toBeCloseTo(0.4636, 3);
 	});
 
 	it('learns from a 503 that says when to come back, not from one that does not: that is an outage', () => {
@@ -133,21 +133,26 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(paceOf(busy)).toBeCloseTo(TAUGHT);
 	});
 
-	it('lowers the pace again only after the account took a request sent since the last refusal', () => {
+	it('lowers the pace again only after the account took a request sent since the last refusal, and further when cut before it regained the last cut’s pace', () => {
 		const gate = taughtGate();
 		waitForTurn(gate);
 		request(gate, 429);
-		// Probes after the pause, refused while nothing was taken: the pace stays.
+		// Cut at 2.76 (the curve 0.4 s after the lesson), before it regained 3.85: it leads back to 0.85 × 2.76 only, from
+		// 0.7 of that (1.64), and is at 1.71 once the pause is over.
+		expect(paceOf(gate)).toBeCloseTo(1.71, 2);
+		// Probes after the pause, refused while nothing was taken: the pace stays on its curve.
 		for (let probe = 0; probe < 3; probe++) {
 			waitForTurn(gate);
 			request(gate, 429);
 		}
-		expect(paceOf(gate)).toBeCloseTo(0.7 * TAUGHT);
+		waitForTurn(gate);
+		const climbed = paceOf(gate);
 		gate.answered(nowMs, 200, {});
 		waitForTurn(gate);
 		request(gate, 429);
 
-		expect(paceOf(gate)).toBeCloseTo(0.7 * 0.7 * TAUGHT);
+		// Climbed to 1.92 meanwhile; cut again, before it regained 2.34, to 0.85 × 0.7 of what it was then.
+		expect([climbed, paceOf(gate)].map((pace) => Math.round(pace * 100) / 100)).toEqual([1.92, 1.21]);
 	});
 
 	it('does not lower it for a request sent before the last refusal, refused after it: that one left at the old pace', () => {
@@ -163,23 +168,60 @@ describe('the account’s gate learning the account’s pace', () => {
 		request(gate);
 		gate.answered(underWay, 429, {});
 
-		expect(paceOf(gate)).toBeCloseTo(0.7 * TAUGHT);
+		// On the curve of the one cut, 1.64 a second when it was made.
+		expect(paceOf(gate)).toBeCloseTo(1.78, 2);
 	});
 
-	it('raises it by a little for every accepted request the pace held back, not for those that came later than it allowed', () => {
+	it('climbs back after a cut along a cubic: quickly at first, flat near the pace at the cut, then ever faster past it', () => {
 		const gate = taughtGate();
-		waitForTurn(gate);
-		for (let held = 0; held < 10; held++) {
-			request(gate);
-			waitForTurn(gate);
-		}
-		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
-		for (let late = 0; late < 10; late++) {
-			nowMs += 5_000;
-			request(gate);
+		const learnedAtMs = nowMs - 10;
+		// The rate shown, 3.85 a second, is regained in the time 100 requests take at it (26 s), drawn within ±25% (here 19.5 s).
+		const paces = [0, 9.75, 19.5, 34.5, 49.5].map((seconds) => {
+			nowMs = learnedAtMs + seconds * 1000;
+			return Math.round(paceOf(gate) * 100) / 100;
+		});
+
+		expect(paces).toEqual([2.69, 3.7, 3.85, 5, 13.08]);
+	});
+
+	it('forgets a pace that held nothing back and met no refusal for two minutes: a process coming back to a quiet account is not slowed', () => {
+		const kept = taughtGate();
+		nowMs += 110_000;
+		request(kept);
+		kept.takeStart();
+		expect(kept.waitMs()).toBeGreaterThan(0);
+
+		const forgotten = taughtGate();
+		nowMs += 121_000;
+		for (let sent = 0; sent < 20; sent++) request(forgotten, 200, 1);
+
+		expect([forgotten.waitMs(), forgotten.whyWaiting()]).toEqual([0, '']);
+	});
+
+	it('has no floor that adds up: ten cuts, each after an accepted request, take the pace below one request a minute', () => {
+		const gate = taughtGate();
+		for (let cut = 0; cut < 10; cut++) {
+			nowMs += 10;
+			gate.answered(nowMs, 200, {});
+			nowMs += 10;
+			gate.answered(nowMs, 429, {});
 		}
 
-		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
+		// 2.69 × 0.595 ten times: each cut comes before the pace regained the last one's.
+		expect(paceOf(gate)).toBeCloseTo(0.015, 3);
+	});
+
+	it('spreads the end of a pause over a doubling span for each refusal in a row: a crowd larger than the pace knows waits instead of being refused', () => {
+		(Math.random as jest.Mock).mockReturnValue(1);
+		const gate = new AccountGate();
+		const pauses = [1, 2, 3, 4].map(() => {
+			request(gate, 429, 0);
+			const waitedMs = gate.waitMs();
+			waitForTurn(gate);
+			return waitedMs;
+		});
+
+		expect(pauses).toEqual([2000, 3000, 5000, 9000]);
 	});
 
 	it('keeps the credential’s Max Requests per Second as an upper bound: the smaller of the two paces', () => {
@@ -199,8 +241,8 @@ describe('the account’s gate learning the account’s pace', () => {
 		waitForTurn(gate);
 		request(gate, 429, 0);
 
-		// The refusal lowered the pace first: the interval is the new pace's.
-		expect(gate.waitMs()).toBeCloseTo(1000 + 0.5 * (1000 / (0.7 * TAUGHT)));
+		// The refusal lowered the pace to 1.64 a second first: the interval is the new pace's.
+		expect(gate.waitMs()).toBeCloseTo(1000 + 0.5 * 609.6, 0);
 		expect(gate.whyWaiting()).toBe(REFUSED);
 	});
 

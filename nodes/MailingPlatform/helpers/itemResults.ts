@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { mayHaveActed } from '../transport/errors';
+import { decidedForGood } from '../transport/errors';
 import { InputProblem } from './values';
 
 export type NodeError = NodeApiError | NodeOperationError;
@@ -78,7 +78,7 @@ async function eachItem(
 				reached.set(itemIndex, itemResults);
 			} catch (error) {
 				itemResults = [{ error: itemError(context.getNode(), error, itemIndex), pairedItem: paired(itemIndex) }];
-				if (mayHaveActed(error)) reached.set(itemIndex, itemResults);
+				if (decidedForGood(error)) reached.set(itemIndex, itemResults);
 			}
 		}
 		for (const result of itemResults) results.push(result);

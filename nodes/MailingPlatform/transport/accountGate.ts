@@ -91,7 +91,7 @@ export class AccountGate {
 	/** Takes the smaller of the credential's setting and the learned pace as the pace of the starts. */
 	private takePace(): void {
 		const set = this.setPace() || Number.POSITIVE_INFINITY;
-		const learned = this.learned.perSecond ?? Number.POSITIVE_INFINITY;
+		const learned = this.learned.perSecond(monotonicMs()) ?? Number.POSITIVE_INFINITY;
 		this.startPaceLearned = learned < set;
 		this.startPace = Math.min(set, learned);
 	}
@@ -130,14 +130,13 @@ export class AccountGate {
 	}
 
 	/**
-	 * No request of the account starts for `ms`, because of `reason`. With a learned pace, the
-	 * pause ends at a random point within one pacing interval after it (and after the next start
-	 * the pace allows), so that processes refused together do not come back together.
+	 * No request of the account starts for `ms`, because of `reason`. The pause ends at a random
+	 * point within the learned pace's spread after it (and after the next start the pace allows),
+	 * so that processes refused together do not come back together.
 	 */
 	pause(ms: number, reason: string): void {
 		const now = monotonicMs();
-		const learned = this.learned.perSecond;
-		const spreadMs = learned === undefined ? 0 : Math.max(0, this.nextStartMs - now - ms) + (Math.random() * 1000) / learned;
+		const spreadMs = Math.max(0, this.nextStartMs - now - ms) + Math.random() * this.learned.spreadMs(now);
 		this.pausedUntilMs = Math.max(this.pausedUntilMs, now + ms + spreadMs);
 		this.pauseReason = reason;
 	}

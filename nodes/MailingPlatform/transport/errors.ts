@@ -43,7 +43,16 @@ export class ServiceError extends NodeApiError {
  * to build, since doing a thing twice is the one mistake not undone.
  */
 export function mayHaveActed(error: unknown): boolean {
-	return error instanceof ServiceError && !error.notProcessed && !/^4\d\d$/.test(String(error.httpCode ?? ''));
+	return decidedForGood(error) && !/^4\d\d$/.test(String((error as ServiceError).httpCode ?? ''));
+}
+
+/**
+ * Whether a request that failed with `error` is decided for good: the service answered it (a
+ * refusal it would give again) or may have acted on it. Only what it certainly never took (no
+ * connection, 429, 503) is worth trying again, as n8n's Retry On Fail does.
+ */
+export function decidedForGood(error: unknown): boolean {
+	return error instanceof ServiceError && !error.notProcessed;
 }
 
 /**

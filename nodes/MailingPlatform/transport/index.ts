@@ -212,8 +212,13 @@ async function sendWithRetries(this: ServiceContext, request: ServiceRequest, cr
 			body: typeof result.body === 'string' ? result.body : String(result.body ?? ''),
 		};
 		const status = response.statusCode;
-		// Every answer, taken or refused, teaches the account's gate.
-		gate.answered(sentAtMs, status, response.headers);
+		// Every answer, taken or refused, teaches the account's gate; a fault in learning (headers it
+		// cannot read) costs only the lesson, never the answer, which alone says what the service did.
+		try {
+			gate.answered(sentAtMs, status, response.headers);
+		} catch {
+			// The pace stays as it was.
+		}
 		if (status < 300) return response;
 		const delayMs = retryDelayMs(earlier + attempt - 1, response.headers['retry-after']);
 		if (asksToSlowDown(status)) gate.pause(delayMs, `the service answered ${status} (${status === 429 ? 'too many requests' : 'unavailable'})`);

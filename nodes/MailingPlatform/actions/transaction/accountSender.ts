@@ -178,7 +178,7 @@ export class AccountSender {
 					const body = await part.job.claim(part.body);
 					return body === undefined ? undefined : { job: part.job, body };
 				} catch (fault) {
-					this.faulted([part], fault, false);
+					this.faulted([part], fault, () => false);
 					return undefined;
 				}
 			}),
@@ -194,8 +194,9 @@ export class AccountSender {
 	private async send(chosen: Part[]): Promise<void> {
 		const startedAt = monotonicMs();
 		this.underWay.push(startedAt);
-		// From the post on, until the service's answer says it did not act on the request.
+		// From the post on, until the service's answer says it did not act on the request, or, per job, which of its transactions it queued.
 		let mayHaveActed = false;
+		const queuedOf = new Map<SendJob, boolean>();
 		let parts = chosen;
 		try {
 			parts = await this.claimed(chosen);
@@ -227,11 +228,13 @@ export class AccountSender {
 			let offset = 0;
 			for (const part of leaving) {
 				const next = offset + part.body.end - part.body.start;
-				part.job.reported(part.body, reports.slice(offset, next));
+				const answered = reports.slice(offset, next);
+				queuedOf.set(part.job, answered.some((report) => report.queued));
+				part.job.reported(part.body, answered);
 				offset = next;
 			}
 		} catch (fault) {
-			this.faulted(parts, fault, mayHaveActed);
+			this.faulted(parts, fault, (job) => queuedOf.get(job) ?? mayHaveActed);
 		} finally {
 			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
 			this.wake();
@@ -260,14 +263,14 @@ export class AccountSender {
 
 	/**
 	 * A fault of this code while a request was made ready or its answer handled: the parts not yet
-	 * decided fail, as not sent or, where the service `mayHaveActed` on their request, as maybe queued.
+	 * decided fail, as not sent or, where the service `mayHaveActed` on a job's request, as maybe queued.
 	 */
-	private faulted(parts: readonly Part[], fault: unknown, mayHaveActed: boolean): void {
+	private faulted(parts: readonly Part[], fault: unknown, mayHaveActed: (job: SendJob) => boolean): void {
 		const { message } = fault as Error;
 		for (const { job } of parts) {
 			const body = job.currentBody;
 			if (body === undefined) continue;
-			const failure = mayHaveActed
+			const failure = mayHaveActed(job)
 				? { message, description: 'The service may have queued these transactions. Check in the platform before you send them again.', outcomeUnknown: true }
 				: { message: `Not sent: ${message}`, description: 'Run the workflow again.', notProcessed: true };
 			job.failed(body, serviceError(job.context, failure));

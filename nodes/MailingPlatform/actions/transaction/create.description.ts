@@ -31,13 +31,6 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 		displayOptions: { show: { '/options.dryRun': [true] } },
 	},
 	{
-		displayName:
-			'All input items are sent together, with those of executions running at the same time, in as few requests as possible; each output item tells whether its transaction was queued',
-		name: 'batchingNotice',
-		type: 'notice',
-		default: '',
-	},
-	{
 		displayName: 'Input Mode',
 		name: 'inputMode',
 		type: 'options',
@@ -115,7 +108,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 			type: 'string',
 			placeholder: 'name@email.com',
 			default: '',
-			description: 'Left out when empty. Required to create a missing contact.',
+			description: 'The contact’s e-mail address; give it, the external ID or the contact ID (at least one). Creating a missing contact needs the e-mail.',
 		},
 		{
 			displayName: 'Contact External ID',
@@ -141,13 +134,13 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 			default: 2,
 			displayOptions: { show: { contactMode: ['import'] } },
 			description:
-				'Permission a newly created contact gets, as defined in your platform account. 1 (none) is not offered: no mail may be sent to such a contact.',
+				'Permission a newly created contact gets: 2 to 6, with the meanings your platform account gives them (the API does not name them). 1 (none) is not offered, since no mail may be sent to such a contact.',
 		},
 		...contentProperties,
 	]),
 	{
 		displayName:
-			'Transactions the service does not queue come out with <code>queued: false</code> and the reason in <code>message</code>. To handle them apart, set Settings › On Error to “Continue (using error output)”.',
+			'Transactions the service does not queue come out with <code>queued: false</code> and the reason in <code>message</code>, without stopping the workflow. To route them and failed items, set Settings › On Error to “Continue” and branch on <code>queued</code>, <code>skipped</code> and <code>outcomeUnknown</code>.',
 		name: 'notQueuedNotice',
 		type: 'notice',
 		default: '',
@@ -175,16 +168,16 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_HISTORY_SIZE,
 				typeOptions: { minValue: 1, maxValue: MAX_HISTORY_SIZE, numberPrecision: 0 },
 				description:
-					'How many sent keys this node remembers; the oldest are forgotten first. Keep it above the number of orders that can arrive twice within the time a duplicate may take.',
+					'How many keys this node remembers, the oldest forgotten first: keep it above the number of orders a shop may still deliver again. An execution with more different keys than this refuses every item.',
 			},
 			{
 				displayName: 'Deduplication Key',
 				name: 'deduplicationKey',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. {{ $json.order_number }}',
+				placeholder: 'e.g. {{ $json.body.order_number }}',
 				description:
-					'A value that identifies the order, such as its ID. A transaction whose key this node has already sent (in this or an earlier execution, on any worker) is not sent again and comes out with skipped: true. Only queued transactions are remembered.',
+					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true.',
 			},
 			{
 				displayName: 'Dry Run',
@@ -209,7 +202,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: SPEC_MAX_REQUEST_BYTES,
 				typeOptions: { minValue: 1024, maxValue: SPEC_MAX_REQUEST_BYTES },
 				description:
-					'Largest body of one request. When the service refuses a request as too large (413), the node halves the limit by itself and packs again; set this only to spare that first refused request in every execution.',
+					'Largest body of one request in bytes. After a 413 (too large) the node halves the limit itself for as long as n8n runs; set this only to spare that first refused request.',
 			},
 			{
 				displayName: 'Max Wait Seconds',
@@ -218,7 +211,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long the transactions may wait for the account’s requests while the service takes none of them: behind requests of other executions running at the same time, when the service answers 429 or 503, or for the credential’s Max Requests per Second. The time their own requests take does not count. Past it, what has not left fails as not sent.',
+					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, what has not left fails as not sent, so that a later delivery sends it.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',

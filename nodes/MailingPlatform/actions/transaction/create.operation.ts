@@ -25,7 +25,7 @@ import { DEFAULT_HISTORY_SIZE, DEFAULT_MAX_WAIT_SECONDS, MAX_HISTORY_SIZE, MAX_W
 import { beyondHistory, KeyClaims, skipRepeatedKeys } from './deduplication';
 import { renderOutcomes } from './render';
 import type { KeyOutcome, Outcome } from './results';
-import { reachedService } from './results';
+import { decidedInTry } from './results';
 import { packForDryRun, sendTransactions } from './sending';
 import { buildTransactions, contactOf } from './transaction';
 
@@ -131,5 +131,5 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 		}
 	}
 	const results = renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun });
-	return { results, reached: outcomes.filter(reachedService) };
+	return { results, reached: outcomes.filter(decidedInTry) };
 }

@@ -199,21 +199,27 @@ export class KeyClaims {
 			}
 		}
 		if (found.length === 0) return [];
-		let sent: Set<string>;
 		const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		let sent: Set<string> | undefined;
+		let failure: unknown;
+		let markMayStay = false;
 		try {
 			sent = await this.store.record(marks);
 		} catch (error) {
-			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
-			return [this.notAsked(itemIndexes, error)];
+			failure = error;
 		}
 		try {
-			// Recording is the only way to read the store: a mark that was not there goes again.
-			await confirmRemoved(this.store, marks.filter((mark) => !sent.has(mark)));
+			// Recording is the only way to read the store: a mark that was not there goes again, and after a failed reading any may have been written.
+			await confirmRemoved(this.store, marks.filter((mark) => sent?.has(mark) !== true));
 		} catch (error) {
+			failure ??= error;
+			markMayStay = true;
+		}
+		if (failure !== undefined || sent === undefined) {
 			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
+			if (!markMayStay) return [this.notAsked(itemIndexes, failure)];
 			const problem = new InputProblem(
-				`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`,
+				`The node could not check the ${LABEL} in n8n's store: ${(failure as Error).message}`,
 				`It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`,
 			);
 			return [{ kind: 'refused', itemIndexes, problem }];

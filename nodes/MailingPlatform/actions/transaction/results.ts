@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { counted } from '../../helpers/numbers';
 import { InputProblem } from '../../helpers/values';
 import type { ServiceError } from '../../transport/errors';
-import { mayHaveActed } from '../../transport/errors';
+import { decidedForGood, mayHaveActed } from '../../transport/errors';
 import type { Refusal } from './packing';
 
 /** The service's report entry of one transaction, as the output item shows it (its fields pass through). */
@@ -47,11 +47,11 @@ export function mayHaveQueued(outcome: Outcome, position: number): boolean {
 }
 
 /**
- * Whether a try of the node decided the items for good: the service answered each (a report), or
- * may have queued them. n8n's Retry On Fail sends the others again.
+ * Whether a try of the node decided the items for good (transport/errors.ts): the service
+ * reported on each, or their request failed for good. n8n's Retry On Fail sends the others again.
  */
-export function reachedService(outcome: Outcome): boolean {
-	return outcome.kind === 'reported' || (outcome.kind === 'failed' && mayHaveActed(outcome.error));
+export function decidedInTry(outcome: Outcome): boolean {
+	return outcome.kind === 'reported' || (outcome.kind === 'failed' && decidedForGood(outcome.error));
 }
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
