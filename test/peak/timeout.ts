@@ -68,10 +68,22 @@ const plan = (orders: ShopOrder[], perSecond: number) => orders.map((order, inde
 /** n8n's refusal to stop an execution that ended meanwhile (the workflow's timeout came first). */
 const ENDED_BEFORE_STOP = /can be stopped and \d+ is currently/;
 
-/** Stops the `stops` newest running executions after `stopAfterMs`, before the workflow's timeout would; answers the ids n8n stopped. */
+/** How often, and until how long after the rush's last order, the stop looks for running executions. */
+const STOP_POLL_MS = 250;
+const STOP_LOOKS_AFTER_RUSH_MS = 10_000;
+
+/**
+ * Stops the `stops` newest running executions from `stopAfterMs` on, before the workflow's
+ * timeout would: the first moment any runs (a busy n8n may have only created them by then).
+ */
 async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']) {
 	const [stop] = await Promise.all([environment.executionStopper(), sleep(settings.stopAfterMs)]);
-	const running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	const lastLookMs = Date.now() + (settings.orders / settings.ordersPerSecond) * 1000 + STOP_LOOKS_AFTER_RUSH_MS;
+	let running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	while (running.length === 0 && Date.now() < lastLookMs) {
+		await sleep(STOP_POLL_MS);
+		running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	}
 	const asked = running.slice(-settings.stops).map((row) => row.id);
 	const answers = await stop(asked);
 	const refused = [...answers].filter(([, answer]) => !ENDED_BEFORE_STOP.test(answer)).map(([id, answer]) => `stop of execution ${id}: ${answer}`);
@@ -163,7 +175,7 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
 		`Timeout mid-rush: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
-			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in, the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
+			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in (or once one runs), the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
 			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
 		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
 			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them`,
