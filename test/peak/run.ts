@@ -12,9 +12,9 @@
  * or when keyed Create at the steady state, with no history and with it full, costs more CPU or takes
  * longer at p50 than rushSettings.ts's STEADY_LIMITS allow against the HTTP Request node.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [--n8n=VERSION] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash` those parts; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `timeout` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -43,7 +43,7 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
-import { credentialData, publishWorkflows } from './publish';
+import { credentialData, publishWorkflows, executionStopper } from './publish';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
@@ -75,9 +75,10 @@ interface Selection {
 	steady: boolean;
 	bulk: boolean;
 	crash: boolean;
+	timeout: boolean;
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'timeout'] as const;
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -85,7 +86,7 @@ function select(args: string[]): Selection {
 	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, steady: true, bulk: true, crash: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		commonFlow: letters.length > 0,
@@ -93,6 +94,7 @@ function select(args: string[]): Selection {
 		steady: words.includes('rush') || words.includes('steady'),
 		bulk: words.includes('bulk'),
 		crash: words.includes('crash'),
+		timeout: words.includes('timeout'),
 	};
 }
 
@@ -111,7 +113,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -134,7 +136,7 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush }) : undefined;
-		const shapes = withBulk || withCrash ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash }) : undefined;
+		const shapes = withBulk || withCrash || withTimeout ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
@@ -190,6 +192,8 @@ async function main({ scenarios, commonFlow: withCommonFlow, rush: withRush, ste
 				double,
 				webhookBase: environment.webhookBase(),
 				store: () => store,
+				executionStopper: async () => await executionStopper(port),
+				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
 					await server.exited;

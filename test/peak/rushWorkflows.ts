@@ -150,3 +150,10 @@ export function bulkWorkflows(sandbox: Credential, bulkOptions: Record<string, u
 export function crashWorkflow(sandbox: Credential): RushWorkflow<'crash'> {
 	return webhookTo('crash', 'mpCrash', 'keyed Create, n8n killed mid-rush', createNode(sandbox, KEY));
 }
+
+/** Keyed Create whose executions n8n cancels after `executionTimeoutSeconds` (the workflow's Settings › Timeout Workflow). */
+export function timeoutWorkflow(sandbox: Credential, executionTimeoutSeconds: number): RushWorkflow<'timeout'> {
+	const workflow = webhookTo('timeout', 'mpTimeout', `keyed Create, Timeout Workflow ${executionTimeoutSeconds} s`, createNode(sandbox, KEY));
+	workflow.file.settings = { executionOrder: 'v1', executionTimeout: executionTimeoutSeconds };
+	return workflow;
+}

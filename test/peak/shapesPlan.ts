@@ -1,7 +1,8 @@
 /**
  * test:peak's other shapes of work on one account (issue 38), as run.ts needs them: the
- * workflows to import before n8n starts, then the nightly bulk beside the shop's orders and,
- * last because it kills n8n, the crash mid-rush. Settings per n8n release: rushSettings.ts.
+ * workflows to import before n8n starts, then the nightly bulk beside the shop's orders, the
+ * crash mid-rush (it kills n8n and starts it again) and, on the fresh process, n8n's workflow
+ * timeout and stops mid-rush. Settings per n8n release: rushSettings.ts.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -9,27 +10,31 @@ import type { CredentialToImport } from '../../scripts/n8n';
 import { type BulkEnvironment, type BulkFigures, describeBulk, measureBulk } from './bulk';
 import { type CrashEnvironment, type CrashFigures, describeCrash, measureCrash } from './crash';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { bulkWorkflows, crashWorkflow } from './rushWorkflows';
+import { bulkWorkflows, crashWorkflow, timeoutWorkflow } from './rushWorkflows';
+import { describeTimeout, measureTimeout, type TimeoutEnvironment, type TimeoutFigures } from './timeout';
 
 export interface ShapesOutcome {
 	settings: RushSettings;
 	bulk?: BulkFigures;
 	crash?: CrashFigures;
+	timeout?: TimeoutFigures;
 	/** Seconds each part took. */
 	bulkSeconds: number;
 	crashSeconds: number;
+	timeoutSeconds: number;
 }
 
-export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean }) {
+export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; timeout: boolean }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const { maxRequestBytes, maxWaitSeconds } = settings.bulk;
 	const bulk = parts.bulk ? bulkWorkflows(sandbox, { maxRequestBytes, maxWaitSeconds }) : undefined;
 	const crash = parts.crash ? crashWorkflow(sandbox) : undefined;
+	const timeout = parts.timeout ? timeoutWorkflow(sandbox, settings.timeout.executionTimeoutSeconds) : undefined;
 	return {
-		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash])].map((workflow) => workflow.file),
+		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(timeout === undefined ? [] : [timeout])].map((workflow) => workflow.file),
 
-		async run(environment: BulkEnvironment & CrashEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
-			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0 };
+		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
+			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, timeoutSeconds: 0 };
 			let started = performance.now();
 			if (bulk !== undefined) {
 				log(`Bulk: ${settings.bulk.orders.toLocaleString('en-US')} orders in one execution beside one-order executions ...`);
@@ -42,6 +47,12 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 				outcome.crash = await measureCrash(environment, crash, settings.crash);
 				outcome.crashSeconds = (performance.now() - started) / 1000;
 			}
+			started = performance.now();
+			if (timeout !== undefined) {
+				log(`Timeout: keyed Create at a rush, n8n's workflow timeout and stops cancelling executions, every order delivered again ...`);
+				outcome.timeout = await measureTimeout(environment, timeout, settings.timeout);
+				outcome.timeoutSeconds = (performance.now() - started) / 1000;
+			}
 			return outcome;
 		},
 	};
@@ -50,6 +61,11 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 export function describeShapesOutcome(outcome: ShapesOutcome): { lines: string[]; passed: boolean } {
 	const bulk = outcome.bulk === undefined ? { lines: [], passed: true } : describeBulk(outcome.bulk, outcome.settings.bulk);
 	const crash = outcome.crash === undefined ? { lines: [], passed: true } : describeCrash(outcome.crash, outcome.settings.crash);
-	const took = [outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`, outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`].filter(Boolean);
-	return { lines: [...bulk.lines, ...crash.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])], passed: bulk.passed && crash.passed };
+	const timeout = outcome.timeout === undefined ? { lines: [], passed: true } : describeTimeout(outcome.timeout, outcome.settings.timeout);
+	const took = [
+		outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`,
+		outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`,
+		outcome.timeout === undefined ? '' : `the timeout ${outcome.timeoutSeconds.toFixed(0)} s`,
+	].filter(Boolean);
+	return { lines: [...bulk.lines, ...crash.lines, ...timeout.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])], passed: bulk.passed && crash.passed && timeout.passed };
 }

@@ -75,15 +75,17 @@ export async function keyHistoryEntries(userFolder: string, workflowId: string):
 }
 
 export interface ExecutionSpan {
+	/** When n8n created it: for a webhook's execution, when the webhook call arrived. */
+	createdMs: number;
 	startedMs: number;
 	stoppedMs: number;
 }
 
-/** When each ended execution of the workflow started and stopped (n8n's startedAt and stoppedAt), in milliseconds of the epoch, by execution id. */
+/** When each ended execution of the workflow was created, started and stopped (n8n's createdAt, startedAt and stoppedAt), in milliseconds of the epoch, by execution id. */
 export async function executionSpans(userFolder: string, workflowId: string): Promise<Map<string, ExecutionSpan>> {
 	// julianday keeps the milliseconds of n8n's UTC text; 2440587.5 is the epoch's Julian day.
 	const epochMs = (column: string) => `(julianday(${column}) - 2440587.5) * 86400000`;
-	const sql = `SELECT id, ${epochMs('startedAt')} AS started, ${epochMs('stoppedAt')} AS stopped FROM execution_entity WHERE workflowId = ? AND stoppedAt IS NOT NULL AND startedAt IS NOT NULL`;
+	const sql = `SELECT id, ${epochMs('createdAt')} AS created, ${epochMs('startedAt')} AS started, ${epochMs('stoppedAt')} AS stopped FROM execution_entity WHERE workflowId = ? AND stoppedAt IS NOT NULL AND startedAt IS NOT NULL`;
 	const rows = await queryOnce(userFolder, sql, [workflowId]);
-	return new Map(rows.map((row) => [String(row.id), { startedMs: Number(row.started), stoppedMs: Number(row.stopped) }]));
+	return new Map(rows.map((row) => [String(row.id), { createdMs: Number(row.created), startedMs: Number(row.started), stoppedMs: Number(row.stopped) }]));
 }

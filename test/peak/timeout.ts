@@ -1,0 +1,189 @@
+/**
+ * n8n's own cancellations in the middle of a rush (issue 47): keyed Create takes one order per
+ * webhook call, faster than the account's budget, in a workflow whose Settings › Timeout Workflow
+ * is shorter than the account's pause, so that n8n cancels most executions while their orders
+ * wait in the account's sender; meanwhile a few running executions are stopped as the executions
+ * list's Stop does (n8n's REST API, as the owner). Once every execution has ended and the budget is
+ * lifted, the shop delivers every order again, and then one new order alone. A cancellation must
+ * leave nothing behind in the process: every order is then queued exactly once, no execution of
+ * the redelivery fails, and the order alone is sent at once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { RequestBudget } from '../double/budget';
+import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
+import type { CrashEnvironment } from './crash';
+import { readOutcomes, waitUntilEnded } from './executions';
+import { percentile } from './judge';
+import { queuedTimes } from './rush';
+import type { RushSettings } from './rushSettings';
+import type { RushWorkflow } from './rushWorkflows';
+import type { ExecutionSpan } from './sqliteExecutions';
+
+const WARM_UP_ORDERS = 5;
+const SETTLE_LIMIT_MS = 10 * 60_000;
+/** Between the rush's last execution ending and the redelivery, with the budget lifted. */
+const QUIET_BEFORE_REDELIVERY_MS = 2_000;
+
+/** The n8n the crash left (or the first, run alone), as the crash sees it, and its REST API. */
+export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store'> {
+	/** Signs in to n8n's REST API and answers how to stop running executions at once, as the executions list's Stop does (what n8n said to each stop it refused, by id). */
+	executionStopper(): Promise<(ids: readonly string[]) => Promise<Map<string, string>>>;
+	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
+}
+
+export interface TimeoutFigures {
+	orders: number;
+	/** How the rush's executions ended in n8n's database. */
+	rushEndedAs: Record<string, number>;
+	/** Orders the double queued during the rush. */
+	queuedInRush: number;
+	/**
+	 * Running executions asked to stop through the REST API mid-rush: stops n8n took (and how those
+	 * executions ended), executions that had ended before the stop reached them, and other refusals.
+	 */
+	stopped: { asked: number; took: number; endedAs: Record<string, number>; endedFirst: number; refused: string[] };
+	queued: { once: number; twice: number; never: number; neverIds: string[] };
+	redelivery: {
+		executions: number;
+		failed: number;
+		endedAs: Record<string, number>;
+		/** n8n's own lag from a webhook call to its execution's start (the timeout counts from the call), p50 and p95, and failed executions that started after their timeout had run out. */
+		startLagMs: { p50: number; p95: number };
+		startedTimedOut: number;
+		reasons: string[];
+	};
+	/** Once the redelivery's executions ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
+	alone: { status: string; seconds: number; queued: boolean };
+}
+
+function tally(values: string[]): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+	return counts;
+}
+
+const plan = (orders: ShopOrder[], perSecond: number) => orders.map((order, index) => ({ atMs: (index * 1000) / perSecond, order }));
+
+/** n8n's refusal to stop an execution that ended meanwhile (the workflow's timeout came first). */
+const ENDED_BEFORE_STOP = /can be stopped and \d+ is currently/;
+
+/** How often, and until how long after the rush's last order, the stop looks for running executions. */
+const STOP_POLL_MS = 250;
+const STOP_LOOKS_AFTER_RUSH_MS = 10_000;
+
+/**
+ * Stops the `stops` newest running executions from `stopAfterMs` on, before the workflow's
+ * timeout would: the first moment any runs (a busy n8n may have only created them by then).
+ */
+async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, settings: RushSettings['timeout']) {
+	const [stop] = await Promise.all([environment.executionStopper(), sleep(settings.stopAfterMs)]);
+	const lastLookMs = Date.now() + (settings.orders / settings.ordersPerSecond) * 1000 + STOP_LOOKS_AFTER_RUSH_MS;
+	let running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	while (running.length === 0 && Date.now() < lastLookMs) {
+		await sleep(STOP_POLL_MS);
+		running = (await environment.store().list(workflowId)).filter((row) => row.status === 'running');
+	}
+	const asked = running.slice(-settings.stops).map((row) => row.id);
+	const answers = await stop(asked);
+	const refused = [...answers].filter(([, answer]) => !ENDED_BEFORE_STOP.test(answer)).map(([id, answer]) => `stop of execution ${id}: ${answer}`);
+	return { asked: asked.length, endedFirst: answers.size - refused.length, refused, ids: asked.filter((id) => !answers.has(id)) };
+}
+
+export async function measureTimeout(environment: TimeoutEnvironment, workflow: RushWorkflow<'timeout'>, settings: RushSettings['timeout']): Promise<TimeoutFigures> {
+	const { double } = environment;
+	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
+	const workflowId = workflow.file.id;
+	double.budget = undefined;
+	double.faults.reset();
+	// After the crash's restart n8n may serve this webhook a moment after its editor.
+	const [first, ...warmUp] = shopOrders('TW', WARM_UP_ORDERS);
+	await untilWebhookServes(url, first);
+	await deliverPlan(url, atOnce(warmUp));
+	const warmedUp = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
+	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
+
+	const orders = shopOrders('TIMEOUT', settings.orders);
+	double.budget = new RequestBudget(settings.budget);
+	const [, stops] = await Promise.all([deliverPlan(url, plan(orders, settings.ordersPerSecond)), stopMidRush(environment, workflowId, settings)]);
+	const rushRows = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS + orders.length, SETTLE_LIMIT_MS);
+	double.budget = undefined;
+	const queuedInRush = queuedTimes(double, orders);
+	const lastOfRush = Math.max(...rushRows.map((row) => Number(row.id)));
+
+	await sleep(QUIET_BEFORE_REDELIVERY_MS);
+	await deliverPlan(url, plan(orders, settings.redeliveryPerSecond));
+	const redelivery = (execution: { id: string }) => Number(execution.id) > lastOfRush;
+	await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, redelivery);
+
+	const lastOfRedelivery = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
+	await sleep(QUIET_BEFORE_REDELIVERY_MS);
+	const [lone] = shopOrders('TIMEOUT-ALONE', 1);
+	await deliverPlan(url, atOnce([lone]));
+	const [aloneRow] = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastOfRedelivery);
+	const aloneMs = (await environment.store().durationsMs(workflowId)).get(aloneRow.id) ?? Number.NaN;
+
+	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
+	const rush = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome));
+	const redelivered = outcomes.filter((outcome) => redelivery(outcome) && Number(outcome.id) <= lastOfRedelivery);
+	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
+	const stoppedIds = new Set(stops.ids);
+	const spans = await environment.executionSpans(workflowId);
+	const lagMs = (id: string) => {
+		const span = spans.get(id);
+		return span === undefined ? Number.NaN : span.startedMs - span.createdMs;
+	};
+	const lags = redelivered.map((outcome) => lagMs(outcome.id)).filter((ms) => !Number.isNaN(ms));
+	return {
+		orders: orders.length,
+		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
+		queuedInRush: queuedInRush.once + queuedInRush.twice,
+		stopped: {
+			asked: stops.asked,
+			took: stops.ids.length,
+			endedFirst: stops.endedFirst,
+			refused: stops.refused,
+			endedAs: tally(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.status)),
+		},
+		queued: queuedTimes(double, orders),
+		redelivery: {
+			executions: redelivered.length,
+			failed: failed.length,
+			endedAs: tally(redelivered.map((outcome) => outcome.status)),
+			startLagMs: { p50: percentile(lags, 0.5), p95: percentile(lags, 0.95) },
+			startedTimedOut: failed.filter((outcome) => lagMs(outcome.id) >= settings.executionTimeoutSeconds * 1000).length,
+			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
+		},
+		alone: { status: aloneRow.status, seconds: aloneMs / 1000, queued: queuedTimes(double, [lone]).once === 1 },
+	};
+}
+
+const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
+
+/** The figures as lines, and the verdict: every order queued exactly once after the redelivery, no execution of it failed, n8n took a stop and refused none of a running execution. */
+export function describeTimeout(figures: TimeoutFigures, settings: RushSettings['timeout']): { lines: string[]; passed: boolean } {
+	const { queued, redelivery, stopped } = figures;
+	const failures = [
+		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
+		queued.never > 0 ? `${queued.never} orders never queued` : '',
+		redelivery.failed > 0 ? `${redelivery.failed} executions of the redelivery failed` : '',
+		redelivery.executions < figures.orders ? `${figures.orders - redelivery.executions} deliveries of the redelivery without an execution` : '',
+		stopped.took === 0 ? 'n8n stopped no execution' : '',
+		figures.alone.status !== 'success' || !figures.alone.queued ? `the order alone afterwards ended ${figures.alone.status}, ${figures.alone.queued ? 'queued' : 'not queued'}` : '',
+		stopped.refused.length > 0 ? `n8n refused ${stopped.refused.length} stops` : '',
+	].filter(Boolean);
+	const { rate, burst, retryAfter } = settings.budget;
+	const lines = [
+		`Timeout mid-rush: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
+			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in (or once one runs), the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
+			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
+		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
+			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them`,
+		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}, of which ${redelivery.startedTimedOut} started after their timeout ran out ` +
+			`(n8n's lag from webhook call to start p50 ${(redelivery.startLagMs.p50 / 1000).toFixed(1)} s, p95 ${(redelivery.startLagMs.p95 / 1000).toFixed(1)} s); orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
+			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
+		`  then one new order alone: its execution ${figures.alone.status} in ${figures.alone.seconds.toFixed(1)} s, ${figures.alone.queued ? 'queued once' : 'NOT queued once'}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+		...[...redelivery.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
+	];
+	return { lines, passed: failures.length === 0 };
+}
