@@ -208,18 +208,21 @@ export class SendJob {
 	 * as waited), or its execution was stopped before it left.
 	 */
 	async returnToWaiting(body: Body, refused: boolean): Promise<void> {
-		if (refused) {
-			this.refusedRequests++;
-			this.waits.count(monotonicMs(), '', false);
-		}
+		if (refused) this.refusedRequests++;
 		await this.settings.keys?.release(this.packing.itemsOf(body));
 		this.unchoose(body);
 	}
 
 	private unchoose(body: Body): void {
+		this.leaveRequest();
+		this.packing.rewind(body.start);
+	}
+
+	/** Its body is out of the request it was in; the time it spent there is not counted as waited. */
+	private leaveRequest(): void {
 		this.current = undefined;
 		this.posted = false;
-		this.packing.rewind(body.start);
+		this.waits.count(monotonicMs(), '', false);
 	}
 
 	/** Its body in a request whose answer is not handled yet, if any. */
@@ -244,11 +247,8 @@ export class SendJob {
 
 	/** The body's request ended for good with `outcome`: its keys are settled by it. */
 	private answered(outcome: Outcome, stop: boolean): void {
-		this.current = undefined;
-		this.posted = false;
+		this.leaveRequest();
 		this.waitingSinceMs = monotonicMs();
-		// The request's own time is not counted as waited.
-		this.waits.count(this.waitingSinceMs, '', false);
 		this.decide(outcome, stop);
 		this.settings.keys?.settle(outcome);
 		this.finishIfAllSent();
