@@ -173,12 +173,10 @@ export class KeyClaims {
 		}
 		if (failure !== undefined || sent === undefined) {
 			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
-			if (!markMayStay) return [this.notAsked(itemIndexes, failure)];
-			const problem = new InputProblem(
-				`The node could not check the ${LABEL} in n8n's store: ${(failure as Error).message}`,
-				`It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`,
-			);
-			return [{ kind: 'refused', itemIndexes, problem }];
+			const hint = markMayStay
+				? `It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`
+				: undefined;
+			return [this.notAsked(itemIndexes, failure, hint)];
 		}
 		const skipped: Outcome[] = [];
 		for (const itemIndex of found) {
@@ -247,11 +245,12 @@ export class KeyClaims {
 		}
 	}
 
-	private notAsked(itemIndexes: readonly number[], error: unknown): Outcome {
-		const problem = new InputProblem(
-			`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`,
-			'It was not sent. Run the workflow again; should n8n\'s store have kept its key all the same, the re-run says so, and running it once with another key sends it.',
-		);
+	private notAsked(
+		itemIndexes: readonly number[],
+		error: unknown,
+		hint = 'It was not sent. Run the workflow again; should n8n\'s store have kept its key all the same, the re-run says so, and running it once with another key sends it.',
+	): Outcome {
+		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, hint);
 		return { kind: 'refused', itemIndexes, problem };
 	}
 
