@@ -5,7 +5,7 @@ import type { Delivery } from '../harness/deliveries';
 import { deliverAtOnce, everyOnce, outcomes, queuedCounts, range } from '../harness/deliveries';
 import { useServiceDouble } from '../harness/double';
 import { registerSecondProcess } from '../harness/processes';
-import { storeCallsOfProcesses } from '../harness/storeCallsOfProcesses';
+import { storeCallsEnded } from '../harness/storeCallsOfProcesses';
 import type { StoreDatabase } from '../harness/processedData';
 import { processedData } from '../harness/processedData';
 
@@ -13,17 +13,13 @@ import { processedData } from '../harness/processedData';
  * Two n8n processes (queue-mode workers) sharing n8n's store, in one jest process: the second
  * is the node with its own copy of every module. The store is the MODEL of n8n's
  * (test/harness/processedData.ts), arranged so that the processes' calls meet at chosen moments;
- * its collision errors are the real databases' texts. The real proof, two workers of a real n8n
- * on Postgres with the node's measured limits, is `npm run test:queue`.
+ * its collision errors are the real databases' texts. A key's confirmation rounds go on after the
+ * execution, so a delivery again waits for them to end (a fixed wait failed on a starved CPU).
+ * The real proof, two workers of a real n8n on Postgres with the node's measured limits, is
+ * `npm run test:queue`.
  */
 const SECOND_PROCESS = 'test.mailingPlatformInAnotherProcess';
 registerSecondProcess(SECOND_PROCESS);
-
-/**
- * A key's first confirmation round goes 0.1 to 0.3 s after its claim, after the execution: a
- * delivery again once it has gone finds a key another process's write undid recorded again.
- */
-const afterFirstRound = async () => await new Promise((resolve) => setTimeout(resolve, 500));
 
 /** Even deliveries reach the first process, odd ones the second (or the other way round). */
 const alternating = (secondFirst = false) => (index: number): Delivery => ({ process: (index % 2 === 0) === secondFirst ? SECOND_PROCESS : undefined });
@@ -44,10 +40,10 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 			expect(outcomes(first)).toEqual(range(30).map((number) => (refused.has(number) ? 'not queued' : 'queued')));
 
 			double().faults.reset();
-			await afterFirstRound();
+			await storeCallsEnded();
 			const again = await deliverAtOnce(credentials(), [0, 3, 6, 9], alternating(true));
 			expect(outcomes(again)).toEqual(['queued', 'queued', 'queued', 'queued']);
-			await afterFirstRound();
+			await storeCallsEnded();
 			const third = await deliverAtOnce(credentials(), range(30), alternating(true));
 			expect(outcomes(third)).toEqual(range(30).map(() => 'skipped'));
 			expect(queuedCounts(double())).toEqual(everyOnce(30));
@@ -62,7 +58,7 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 		await deliverAtOnce(credentials(), [0, 1], alternating());
 		expect(processedData.overwrites).toBeGreaterThanOrEqual(1);
 
-		await afterFirstRound();
+		await storeCallsEnded();
 		const again = await deliverAtOnce(credentials(), [0, 1], alternating(true));
 		expect(outcomes(again)).toEqual(['skipped', 'skipped']);
 		expect(queuedCounts(double())).toEqual(everyOnce(2));
@@ -75,7 +71,7 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 			return (await deliverAtOnce(credentials(), [number], () => alternating()(number)))[0];
 		});
 		expect(outcomes(await Promise.all(spaced))).toEqual(range(40).map(() => 'queued'));
-		await afterFirstRound();
+		await storeCallsEnded();
 		const again = await deliverAtOnce(credentials(), range(40), alternating(true));
 
 		expect(outcomes(again)).toEqual(range(40).map(() => 'skipped'));
@@ -91,7 +87,7 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 
 		// The documented limit of the key across workers: this test shows it, not a promise.
 		expect(outcomes(again).filter((outcome) => outcome === 'queued')).toHaveLength(1);
-		for (const idle of storeCallsOfProcesses) await idle();
+		await storeCallsEnded();
 		expect(warn.mock.calls.map(([message]) => String(message)).join('\n')).toMatch(/Deduplication Key "A-[01]": another n8n process's write removed it/);
 		warn.mockRestore();
 	});
