@@ -10,10 +10,12 @@
  *   overlapping write that lost a change of its key, excuses a second time), and after the
  *   redelivery once, unless an item said its outcome is unknown;
  * - nothing is left after the case: every redelivery ends at once, as a fresh order does;
- * - a one-order execution's transaction never rides in a request with a bulk's.
+ * - a one-order execution's transaction never rides in a request with a bulk's;
+ * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import { ACTED } from './model';
+import { HELD_LIMIT_MS } from './heldThread';
 import type { Execution, World } from './world';
 import { REDELIVERY_LIMIT_MS } from './world';
 
@@ -104,6 +106,8 @@ export function problemsOf(world: World): string[] {
 		}
 	}
 	problems.push(...bulkProblems(world));
+	const heldMs = world.heldThread.longestOverLimitMs();
+	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	return problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':'))));
 }

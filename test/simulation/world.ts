@@ -16,6 +16,7 @@ import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/a
 import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
 import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import { HeldThread } from './heldThread';
 import type { Carried, Delivery, SimulationCase } from './model';
 import { ACTED, CaseRecord, StoreRow } from './model';
 
@@ -79,6 +80,8 @@ export class World {
 	readonly executions: Execution[] = [];
 
 	readonly store: StoreRow;
+
+	readonly heldThread = new HeldThread();
 
 	private faulty = true;
 
@@ -149,16 +152,20 @@ export class World {
 		for (let step = 1; ; step++) {
 			// A loop that keeps setting timers without the clock moving would never let this end.
 			if (step > MAX_STEPS) throw new Error(`the case did not settle in ${MAX_STEPS} steps, at ${Date.now() - this.startedAtMs} ms of its clock: something runs in a loop`);
-			await settle();
-			if (!clockWaiting && jest.getTimerCount() > 0 && Date.now() < untilMs) {
-				clockWaiting = true;
-				void this.scheduler.schedule(Promise.resolve(), 'the clock runs').then(() => {
-					clockWaiting = false;
-					jest.advanceTimersToNextTimer();
-				});
-			}
-			if (this.scheduler.count() === 0) return;
-			await this.scheduler.waitOne();
+			let quiet = false;
+			await this.heldThread.step(async () => {
+				await settle();
+				if (!clockWaiting && jest.getTimerCount() > 0 && Date.now() < untilMs) {
+					clockWaiting = true;
+					void this.scheduler.schedule(Promise.resolve(), 'the clock runs').then(() => {
+						clockWaiting = false;
+						jest.advanceTimersToNextTimer();
+					});
+				}
+				quiet = this.scheduler.count() === 0;
+				if (!quiet) await this.scheduler.waitOne();
+			});
+			if (quiet) return;
 		}
 	}
 

@@ -1,0 +1,54 @@
+/**
+ * How long one step of a case held the thread: while it ran, none of n8n's timers (a 1 ms one
+ * included) could fire. A step is the scheduler letting one answer, store call or timer settle,
+ * with everything that follows from it at once. Measured on the real clock (jest fakes the global
+ * `performance`, not `node:perf_hooks`'), as the lesser of wall time and the thread's CPU time
+ * (the first grows when the machine's other work preempts the test, the second where Node.js has
+ * no per-thread figure and counts V8's helper threads too), less V8's garbage-collection pauses
+ * within it: those hold n8n's thread whatever the node does.
+ */
+import { performance, PerformanceObserver } from 'node:perf_hooks';
+
+/** The longest a step may hold the thread. */
+export const HELD_LIMIT_MS = 50;
+
+const threadCpuMs = (): number => {
+	const { user, system } = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ?? process.cpuUsage();
+	return (user + system) / 1000;
+};
+
+interface Span {
+	startMs: number;
+	endMs: number;
+}
+
+/** V8's pauses of the last minute: a step over the limit is judged once the observer has had them. */
+const pauses: Span[] = [];
+new PerformanceObserver((list) => {
+	for (const entry of list.getEntries()) pauses.push({ startMs: entry.startTime, endMs: entry.startTime + entry.duration });
+	const since = performance.now() - 60_000;
+	while (pauses.length > 0 && pauses[0].endMs < since) pauses.shift();
+}).observe({ entryTypes: ['gc'] });
+
+const pausedWithin = ({ startMs, endMs }: Span) => pauses.reduce((sum, pause) => sum + Math.max(0, Math.min(endMs, pause.endMs) - Math.max(startMs, pause.startMs)), 0);
+
+export class HeldThread {
+	/** Steps whose time, before V8's pauses are taken out, was over the limit. */
+	private readonly overLimit: Array<Span & { ms: number }> = [];
+
+	/** Measures one step. */
+	async step(run: () => Promise<void>): Promise<void> {
+		const startMs = performance.now();
+		const startCpuMs = threadCpuMs();
+		await run();
+		const endMs = performance.now();
+		const ms = Math.min(endMs - startMs, threadCpuMs() - startCpuMs);
+		if (ms > HELD_LIMIT_MS) this.overLimit.push({ startMs, endMs, ms });
+	}
+
+	/** The longest a step held the thread, V8's pauses left out, where that is over the limit. */
+	longestOverLimitMs(): number | undefined {
+		const held = this.overLimit.map((step) => step.ms - pausedWithin(step)).filter((ms) => ms > HELD_LIMIT_MS);
+		return held.length === 0 ? undefined : Math.max(...held);
+	}
+}
