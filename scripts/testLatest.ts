@@ -17,6 +17,11 @@ const latestDir = join(toolsDir, '.latest');
 const packagesDir = join(latestDir, 'n8n');
 const nodeBin = nodeBinOf(NODE_LINE);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/**
+ * What the tests import that n8n-core shares with them (its container, and the logger in it): the
+ * copies next to the newest n8n-core, so that a test's spy is on the logger its executions use.
+ */
+const SHARED_WITH_CORE = ['@n8n/di', '@n8n/backend-common'];
 /** The name of the install folder's package.json, kept so that installs already cached stay valid. */
 const LATEST = 'latest-dependencies';
 
@@ -38,7 +43,7 @@ async function main(): Promise<number> {
 		...projectConfig.default,
 		rootDir: projectRoot,
 		moduleNameMapper: Object.fromEntries(
-			Object.keys(versions).map((name) => [`^${name}$`, join(packagesDir, 'node_modules', name)]),
+			[...Object.keys(versions), ...SHARED_WITH_CORE].map((name) => [`^${name}$`, join(packagesDir, 'node_modules', name)]),
 		),
 	};
 	const jest = join(projectRoot, 'node_modules', 'jest', 'bin', 'jest.js');
