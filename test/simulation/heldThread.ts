@@ -3,19 +3,40 @@
  * included) could fire. A step is the scheduler letting one answer, store call or timer settle,
  * with everything that follows from it at once. Measured on the real clock (jest fakes the global
  * `performance`, not `node:perf_hooks`'), as the lesser of wall time and the thread's CPU time
- * (the first grows when the machine's other work preempts the test, the second where Node.js has
- * no per-thread figure and counts V8's helper threads too), less V8's garbage-collection pauses
+ * (the first grows when the machine's other work preempts the test, the second where no figure of
+ * the thread alone can be had and V8's helper threads count too), less V8's garbage-collection pauses
  * within it: those hold n8n's thread whatever the node does.
  */
+import { openSync, readSync } from 'node:fs';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 
 /** The longest a step may hold the thread. */
 export const HELD_LIMIT_MS = 50;
 
-const threadCpuMs = (): number => {
-	const { user, system } = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ?? process.cpuUsage();
-	return (user + system) / 1000;
-};
+/**
+ * This thread's CPU time: Node.js 24 tells it; on Linux an older one reads it from /proc (the
+ * first figure of the thread's schedstat, in ns, read again through one open file); elsewhere the
+ * process's, V8's helper threads included.
+ */
+function threadCpuClock(): () => number {
+	const threadCpuUsage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+	if (threadCpuUsage !== undefined) return () => {
+		const { user, system } = threadCpuUsage.call(process);
+		return (user + system) / 1000;
+	};
+	try {
+		const file = openSync('/proc/thread-self/schedstat', 'r');
+		const buffer = Buffer.alloc(64);
+		return () => Number(buffer.toString('latin1', 0, readSync(file, buffer, 0, buffer.length, 0)).split(' ')[0]) / 1e6;
+	} catch {
+		return () => {
+			const { user, system } = process.cpuUsage();
+			return (user + system) / 1000;
+		};
+	}
+}
+
+const threadCpuMs = threadCpuClock();
 
 interface Span {
 	startMs: number;
