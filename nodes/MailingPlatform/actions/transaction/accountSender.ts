@@ -225,14 +225,14 @@ export class AccountSender {
 				await this.answerFailure(leaving, failure, body.length, count);
 				return;
 			}
+			// Every job's answer is read before any is handed over: a fault in handing one over must not make the others' unknown.
 			let offset = 0;
-			for (const part of leaving) {
-				const next = offset + part.body.end - part.body.start;
-				const answered = reports.slice(offset, next);
+			const answers = leaving.map((part) => {
+				const answered = reports.slice(offset, (offset += part.body.end - part.body.start));
 				queuedOf.set(part.job, answered.some((report) => report.queued));
-				part.job.reported(part.body, answered);
-				offset = next;
-			}
+				return answered;
+			});
+			leaving.forEach((part, index) => part.job.reported(part.body, answers[index]));
 		} catch (fault) {
 			this.faulted(parts, fault, (job) => queuedOf.get(job) ?? mayHaveActed);
 		} finally {
