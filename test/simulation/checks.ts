@@ -106,7 +106,7 @@ export function problemsOf(world: World): string[] {
 		}
 	}
 	problems.push(...bulkProblems(world));
-	const heldMs = world.heldThread.longestOverLimitMs();
+	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	return problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':'))));
