@@ -10,7 +10,7 @@
  *   overlapping write that lost a change of its key, excuses a second time), and after the
  *   redelivery once, unless an item said its outcome is unknown;
  * - nothing is left after the case: every redelivery ends at once, as a fresh order does;
- * - a one-order execution's transaction never rides in a request with a bulk's;
+ * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
@@ -128,14 +128,20 @@ function maxWaitProblems(world: World, execution: Execution, where: string): str
 	return waitedMs + 1 < limitMs ? [`maxWait: ${where} was given up for Max Wait Seconds (${execution.delivery.maxWaitSeconds} s) after waiting ${waitedMs} ms beside its own requests`] : [];
 }
 
+/**
+ * A one-order execution never rides in a bulk's request: one that carries more than
+ * `BULK_ORDERS` transactions of another execution (a bulk whose other orders left it, their keys
+ * taken by another delivery, is small again).
+ */
 function bulkProblems(world: World): string[] {
 	const sizeOf = (delivery: number) => world.executions[delivery].delivery.orders.length;
 	const problems: string[] = [];
 	for (const request of world.record.requests) {
-		const deliveries = new Set(request.carried.map((carried) => carried.delivery));
-		const single = [...deliveries].find((delivery) => sizeOf(delivery) === 1);
-		const bulk = [...deliveries].find((delivery) => sizeOf(delivery) > BULK_ORDERS);
-		if (single !== undefined && bulk !== undefined) problems.push(`bulk: request ${request.number} carried one-order execution ${single} with bulk execution ${bulk} (${sizeOf(bulk)} orders)`);
+		const carriedOf = new Map<number, number>();
+		for (const { delivery } of request.carried) carriedOf.set(delivery, (carriedOf.get(delivery) ?? 0) + 1);
+		const single = [...carriedOf.keys()].find((delivery) => sizeOf(delivery) === 1);
+		const bulk = [...carriedOf].find(([delivery, count]) => delivery !== single && count > BULK_ORDERS);
+		if (single !== undefined && bulk !== undefined) problems.push(`bulk: request ${request.number} carried one-order execution ${single} with ${bulk[1]} transactions of bulk execution ${bulk[0]}`);
 	}
 	return problems;
 }
