@@ -127,9 +127,10 @@ export class LearnedPace {
 	 * The first waits for its lesson until the account takes a request sent after it.
 	 */
 	private learnFrom(sentAtMs: number, nowMs: number): void {
-		if (this.perSecond(nowMs) === undefined) this.lessonPendingAtMs ??= sentAtMs;
+		const pace = this.perSecond(nowMs);
+		if (pace === undefined) this.lessonPendingAtMs ??= sentAtMs;
 		else if (this.acceptedSinceRefusal && sentAtMs >= this.lastRefusalMs) {
-			this.pace = this.bounded(DECREASE * (this.pace ?? 0));
+			this.pace = this.bounded(DECREASE * pace);
 			this.testedAtMs = nowMs;
 		}
 	}
