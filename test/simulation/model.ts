@@ -75,6 +75,8 @@ export interface SimulationCase {
 	workflowTimeoutMs?: number;
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
 	randomSeed: number;
+	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */
+	fullHistory: boolean;
 }
 
 /** One transaction as the service received it. */

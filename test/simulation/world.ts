@@ -40,6 +40,9 @@ const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects'
 
 export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
 
+/** A node's history at the default History Size: 10,000 keys and their marks. */
+const FULL_HISTORY_ENTRIES = 20_000;
+
 /** How long after the last delivery's start the case may run before what still runs counts as hanging. */
 const CASE_LIMIT_MS = 10 * 60_000;
 
@@ -237,7 +240,8 @@ export class World {
 					const processed = await store.call(delivery.process, 'record', keys.map(String), maxEntries);
 					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
 				},
-				getProcessedDataCount: async () => store.entries.length,
+				// Only how long claims gather follows this count: the row itself stays the model's.
+				getProcessedDataCount: async () => store.entries.length + (this.simulated.fullHistory ? FULL_HISTORY_ENTRIES : 0),
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
 					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
 				},

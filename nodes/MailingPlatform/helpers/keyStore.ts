@@ -10,17 +10,20 @@ import { monotonicMs } from '../transport/accountGate';
  * node waits its turn in this process, calls of one kind waiting together go as one (a group
  * commit: a call goes as soon as the one before it ended, taking whatever arrived meanwhile),
  * and a first-use collision with another process is tried again. Each call costs n8n's one
- * thread a read, parse, rewrite and write of the whole row, so the node's calls start at least a
- * time apart that follows the row's size (`MAX_GATHER_MS` at `FULL_ROW_ENTRIES`), what arrives
- * meanwhile gathering: hardly at all where the row is small, a short gathering of the claims of a
- * steady stream where it is full, none after a call that took that long itself (a loaded
- * machine). A lone call goes at once. The row's size is asked of n8n once
- * per node and process, then counted on from the calls' answers. Confirmations of keys (`confirm`) ride the next call of the node and go
- * alone only when none comes within `RIDE_WAIT_MS`.
+ * thread a read, parse, rewrite and write of the whole row. So where the row is large, claims
+ * are gathered before their orders' request is chosen (`gatherInMs`, asked by the account's
+ * sender): orders arriving meanwhile join one request and one rewrite. A gathering that caught
+ * no other order bought nothing (orders delivered one after the other), so the next claims go
+ * at once, for longer after each such gathering. The row's size is asked of n8n once per node
+ * and process, then counted on from the calls' answers. Confirmations of keys (`confirm`) ride
+ * the next call of the node and go alone only when none comes within `RIDE_WAIT_MS`, as removals
+ * do, at the gathering's spacing.
  */
 
 type Waiting = {
 	kind: 'record' | 'remove';
+	/** An order's claim as its request leaves: it goes at once, the gathering having been the sender's. */
+	claim: boolean;
 	/** The call may go from this moment on (of `monotonicMs`), with another call of its kind... */
 	notBeforeMs: number;
 	/** ...and from this moment on also alone. */
@@ -34,11 +37,14 @@ type Waiting = {
 
 /**
  * The least time between the starts of a node's calls on a row of `FULL_ROW_ENTRIES` entries or
- * more (the default history size's keys and marks): at 20 orders a second, four claims share a
- * rewrite of it, each waiting 0.1 s on average; a smaller row's in proportion.
+ * more (the default history size's keys and marks): at 20 orders a second, four orders share a
+ * request and a rewrite of it, each waiting 0.1 s on average; a smaller row's in proportion.
  */
 const MAX_GATHER_MS = 200;
 const FULL_ROW_ENTRIES = 20_000;
+/** After a gathering that caught no other order, this many claims go at once, doubled for each such gathering in a row up to `MOST_CLAIMS_UNGATHERED`. */
+const FIRST_CLAIMS_UNGATHERED = 4;
+const MOST_CLAIMS_UNGATHERED = 256;
 /** How long a confirmation waits for another call of the node to ride before it goes alone. */
 const RIDE_WAIT_MS = 200;
 
@@ -50,6 +56,12 @@ interface RowState {
 	entries: number;
 	/** How many entries this process's calls added. */
 	added: number;
+	/** A claim was told to gather: the next claims' call shows whether other orders came meanwhile. */
+	gathering: boolean;
+	/** Gatherings in a row that caught no other order. */
+	fruitless: number;
+	/** Claims' calls to go at once before a claim gathers again. */
+	ungathered: number;
 }
 const rows = new Map<string, RowState>();
 
@@ -63,7 +75,7 @@ async function rowOf(id: string, { context, options }: Waiting): Promise<RowStat
 		} catch {
 			// Not told: gathered as a small row is, which costs a little CPU, never time.
 		}
-		row = rows.get(id) ?? { entries, added: 0 };
+		row = rows.get(id) ?? { entries, added: 0, gathering: false, fruitless: 0, ungathered: 0 };
 		rows.set(id, row);
 	}
 	return row;
@@ -103,19 +115,47 @@ async function storeCall(batch: readonly Waiting[], keys: string[]): Promise<Set
 	throw failure;
 }
 
-/** The first waiting call that may go, once there is one and the gathering since the node's last call started has passed. */
+const gatherMsOf = (row: RowState) => MAX_GATHER_MS * Math.min(1, row.entries / FULL_ROW_ENTRIES);
+
+/** The first waiting call that may go: a claim at once, another once the gathering since the node's last call started has passed. */
 async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 	for (;;) {
 		const now = monotonicMs();
-		const gatherMs = MAX_GATHER_MS * Math.min(1, row.entries / FULL_ROW_ENTRIES);
-		const gatheredMs = row.lastStartedMs === undefined ? now : row.lastStartedMs + gatherMs;
-		const due = now >= gatheredMs ? queue.calls.find((waiting) => waiting.aloneFromMs <= now) : undefined;
+		const gatheredMs = row.lastStartedMs === undefined ? now : row.lastStartedMs + gatherMsOf(row);
+		const due = queue.calls.find((waiting) => waiting.aloneFromMs <= now && (waiting.claim || now >= gatheredMs));
 		if (due !== undefined) return due;
 		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
 		// Whole milliseconds, at least one: a timer rounds a fraction down, and the wait would end before its moment.
 		await Promise.race([sleep(Math.max(1, Math.ceil(Math.max(gatheredMs, firstAloneMs) - now))), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
 	}
+}
+
+/** Whether gathering pays: a call of several orders' claims says so; one that a gathering left alone says not, for a while. */
+function learnFromClaims(row: RowState, claims: number): void {
+	if (claims === 0) return;
+	if (claims > 1) {
+		row.fruitless = 0;
+		row.ungathered = 0;
+	} else if (row.gathering) {
+		row.fruitless++;
+		row.ungathered = Math.min(MOST_CLAIMS_UNGATHERED, FIRST_CLAIMS_UNGATHERED * 2 ** (row.fruitless - 1));
+	} else if (row.ungathered > 0) row.ungathered--;
+	row.gathering = false;
+}
+
+/**
+ * How long an order's claim should wait for others to gather, before its request is chosen: the
+ * rest of the gathering since the node's last call started, unless that has passed, the row is
+ * small, or gatherings lately caught no other order.
+ */
+function gatherInMs(id: string): number {
+	const row = rows.get(id);
+	if (row?.lastStartedMs === undefined || row.ungathered > 0) return 0;
+	const restMs = row.lastStartedMs + gatherMsOf(row) - monotonicMs();
+	if (restMs <= 0) return 0;
+	row.gathering = true;
+	return restMs;
 }
 
 /**
@@ -148,6 +188,7 @@ async function workOffCalls(id: string, waitingCalls: Queue): Promise<void> {
 		for (const waiting of queue) if (!together(waiting)) queue[left++] = waiting;
 		queue.length = left;
 		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
+		learnFromClaims(row, batch.filter((waiting) => waiting.claim).length);
 		try {
 			const recordedBefore = await storeCall(batch, keys);
 			const added = first.kind === 'record' ? keys.length - recordedBefore.size : 0;
@@ -202,11 +243,11 @@ function nodeIdOf(context: IExecuteFunctions): string {
 	return id;
 }
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readonly string[], maxEntries: number, notBeforeMs: number, aloneFromMs: number): Promise<Set<string>> {
+function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], claim: boolean, keys: readonly string[], maxEntries: number, notBeforeMs: number, aloneFromMs: number): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const waiting: Waiting = { kind, notBeforeMs, aloneFromMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const waiting: Waiting = { kind, claim, notBeforeMs, aloneFromMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
@@ -222,14 +263,16 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], keys: readon
 /** This node's history of entries, at most `maxEntries` of them (the oldest go first). */
 export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	return {
-		/** Records the entries and answers those recorded already. */
-		record: async (keys: readonly string[]) => await enqueue(context, 'record', keys, maxEntries, monotonicMs(), monotonicMs()),
+		/** Records the entries of a leaving request and answers those recorded already. */
+		record: async (keys: readonly string[]) => await enqueue(context, 'record', true, keys, maxEntries, monotonicMs(), monotonicMs()),
 		/** Records the entries again from `fromMs` on (of `monotonicMs`), with the node's next call, and answers those that were still recorded. */
-		confirm: async (keys: readonly string[], fromMs: number) => await enqueue(context, 'record', keys, maxEntries, fromMs, fromMs + RIDE_WAIT_MS),
+		confirm: async (keys: readonly string[], fromMs: number) => await enqueue(context, 'record', false, keys, maxEntries, fromMs, fromMs + RIDE_WAIT_MS),
 		/** Removes the entries, from `fromMs` on (of `monotonicMs`; at once without it). */
 		remove: async (keys: readonly string[], fromMs = monotonicMs()) => {
-			await enqueue(context, 'remove', keys, maxEntries, fromMs, fromMs);
+			await enqueue(context, 'remove', false, keys, maxEntries, fromMs, fromMs);
 		},
+		/** How long a claim should wait before its request is chosen, for other orders to join it (`gatherInMs`); 0: choose it now. */
+		gatherInMs: () => gatherInMs(nodeIdOf(context)),
 		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
 		/** How many entries this process's calls have added to the history so far: once `maxEntries` more, an entry may have been dropped. */
 		added: () => rows.get(nodeIdOf(context))?.added ?? 0,

@@ -119,6 +119,11 @@ export class KeyClaims {
 		return new KeyClaims(context, keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
 	}
 
+	/** How long the request of these keys should wait to be chosen, so that orders arriving meanwhile share it and one rewrite of the history. */
+	gatherInMs(): number {
+		return this.store.gatherInMs();
+	}
+
 	keyOf(itemIndex: number): string {
 		return this.keys[itemIndex];
 	}

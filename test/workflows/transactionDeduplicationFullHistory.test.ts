@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
+
+import { useServiceDouble } from '../harness/double';
+import { range } from '../harness/deliveries';
+import { HARNESS_NODE, processedData } from '../harness/processedData';
+import { jsonMode, order } from '../harness/transactions';
+import { type NodeRunResult, runNode } from '../harness/workflow';
+
+const keyed = { ...jsonMode, options: { deduplicationKey: '={{ $json.content["order.id"] }}' } };
+const hintsOf = (result: NodeRunResult) => result.run.data.resultData.runData['Mailing Platform'][0].hints?.map((hint) => hint.message) ?? [];
+const GATHERED = /gathered into one request/;
+
+/**
+ * A shop's keyed node after some weeks: its history full at the default size (10,000 keys and
+ * their marks), so that every store call rewrites 20,000 entries (model of n8n's store, 3 ms
+ * per read and write). Each case has its own workflow, so its node's history is new to the process.
+ */
+describe('transaction › create with a Deduplication Key whose history is full', () => {
+	const { double, credentials } = useServiceDouble();
+
+	function fullHistory(workflowId: string): void {
+		processedData.latencyMs = 3;
+		processedData.seed(range(20_000).map((number) => `earlier order ${number}`), { workflowId, nodeId: HARNESS_NODE.nodeId });
+	}
+
+	/** The store calls that claimed the orders' keys: each key's first. */
+	const claimCalls = (orders: number) => new Set(range(orders).map((number) => processedData.calls.findIndex((call) => call.items.includes(`A-${number}`)))).size;
+
+	it('lets a steady stream of 20 orders a second share requests and rewrites of the history', async () => {
+		fullHistory('stream');
+		const runs = await Promise.all(
+			range(20).map(async (number) => {
+				await sleep(50 * number);
+				return await runNode({ credentials: credentials(), parameters: keyed, items: [order(number)], workflowId: 'stream' });
+			}),
+		);
+		await keyStoreIdle();
+
+		expect(runs.map((run) => run.main[0].queued)).toEqual(range(20).map(() => true));
+		expect(double().transactions.queuedOrderIds()).toHaveLength(20);
+		// Alone, each order would have its own request and its own rewrite of the row.
+		expect(double().requestsTo('transactions').length).toBeLessThanOrEqual(10);
+		expect(claimCalls(20)).toBeLessThanOrEqual(10);
+		const gathered = runs.flatMap(hintsOf).filter((hint) => GATHERED.test(hint));
+		expect(gathered.length).toBeGreaterThan(0);
+		// At most the rest of 0.2 s since the node's last call, and a busy machine's lateness.
+		for (const hint of gathered) expect(Number(/^Waited ([\d.]+) s/.exec(hint)?.[1])).toBeLessThanOrEqual(0.5);
+	});
+
+	it('sends orders delivered one after the other at once: a gathering that caught no other order is not repeated for the next', async () => {
+		fullHistory('one by one');
+		const runs: NodeRunResult[] = [];
+		for (const number of range(12)) runs.push(await runNode({ credentials: credentials(), parameters: keyed, items: [order(number)], workflowId: 'one by one' }));
+		await keyStoreIdle();
+
+		expect(runs.map((run) => run.main[0].queued)).toEqual(range(12).map(() => true));
+		// The second order tries a gathering, which catches nothing; the next four go at once, then one tries again.
+		expect(runs.filter((run) => hintsOf(run).some((hint) => GATHERED.test(hint))).length).toBeLessThanOrEqual(2);
+	});
+});
