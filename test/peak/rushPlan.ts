@@ -28,6 +28,8 @@ export interface RushRunEnvironment {
 
 export interface RushOutcome {
 	settings: RushSettings;
+	/** n8n's production concurrency limit the run set, if any. */
+	concurrencyLimit?: number;
 	flows: RushFigures[];
 	steady: SteadyFigures;
 	/** Seconds each part took; no flows, no time. */
@@ -36,7 +38,7 @@ export interface RushOutcome {
 	problems: string[];
 }
 
-export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean }) {
+export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean; concurrencyLimit?: number }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
@@ -63,13 +65,13 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 			log('Steady state: filling the keyed flow\'s history, then keyed Create beside the HTTP Request node ...');
 			started = performance.now();
 			const steadyFigures = await measureSteadyState(environment, steady, settings);
-			return { settings, flows: results, steady: steadyFigures, flowSeconds, steadySeconds: (performance.now() - started) / 1000, problems };
+			return { settings, concurrencyLimit: parts.concurrencyLimit, flows: results, steady: steadyFigures, flowSeconds, steadySeconds: (performance.now() - started) / 1000, problems };
 		},
 	};
 }
 
 export function describeRushOutcome(outcome: RushOutcome): { lines: string[]; passed: boolean } {
-	const rush = describeRush(outcome.flows, outcome.settings);
+	const rush = describeRush(outcome.flows, outcome.settings, outcome.concurrencyLimit);
 	const steady = describeSteadyState(outcome.steady, outcome.settings);
 	const withFlows = outcome.flows.length > 0;
 	const lines = [

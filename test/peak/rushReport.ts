@@ -4,7 +4,9 @@
  * once with no execution failing, have at most 5% of their accepted requests refused plus one
  * per n8n process (each process's first lesson of the account's pace, issue 43), and end an
  * execution within 10 s at p95; the paced one must not be refused at all. The HTTP Request node
- * is there for comparison only.
+ * is there for comparison only. Under n8n's production concurrency limit, which holds an
+ * execution's place for as long as it lasts, keyed Create's rush must end within
+ * `KEYED_RUSH_LIMIT` times unkeyed Create's.
  */
 import type { RushFigures } from './rush';
 import { RUSH_P95_LIMIT_MS, type RushSettings } from './rushSettings';
@@ -15,6 +17,9 @@ const MUST_NOT_BE_REFUSED: ReadonlySet<string> = new Set<RushFlow>(['createPaced
 
 /** Refused requests a flow may have: this share of its accepted ones, plus one per n8n process (its first lesson). */
 const REFUSED_SHARE = 0.05;
+
+/** Under a concurrency limit: keyed Create's rush ends at most this many times later than Create's. */
+const KEYED_RUSH_LIMIT = 1.2;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -63,8 +68,20 @@ export function rushHeading(settings: RushSettings, where: string): string {
 	return `Rush (${where}): ${settings.orders} orders per flow, one per webhook call, at ${settings.ordersPerSecond} per second; the account's budget ${rate} requests per second, burst ${burst}, 429 with Retry-After ${retryAfter} beyond it:`;
 }
 
-export function describeRush(results: RushFigures[], settings: RushSettings): { lines: string[]; passed: boolean } {
-	const lines = [rushHeading(settings, 'regular mode')];
+/** Keyed Create's rush against Create's, where n8n's concurrency limit makes an execution's duration its throughput. */
+function keyedAgainstUnkeyed(results: RushFigures[], concurrencyLimit: number): { line: string; passed: boolean } | undefined {
+	const unkeyed = results.find((figures) => figures.flow === 'create');
+	const keyed = results.find((figures) => figures.flow === 'createKeyed');
+	if (unkeyed === undefined || keyed === undefined) return undefined;
+	const ratio = keyed.wallSeconds / unkeyed.wallSeconds;
+	const passed = ratio <= KEYED_RUSH_LIMIT;
+	const line = `  With n8n's production concurrency limit ${concurrencyLimit}: keyed Create's rush all ended ${keyed.wallSeconds.toFixed(1)} s after its first POST, Create's ${unkeyed.wallSeconds.toFixed(1)} s: ${ratio.toFixed(2)} (at most ${KEYED_RUSH_LIMIT}: ${passed ? 'met' : 'MISSED'})`;
+	return { line, passed };
+}
+
+export function describeRush(results: RushFigures[], settings: RushSettings, concurrencyLimit?: number): { lines: string[]; passed: boolean } {
+	const where = concurrencyLimit === undefined ? 'regular mode' : `regular mode, production concurrency limit ${concurrencyLimit}`;
+	const lines = [rushHeading(settings, where)];
 	let passed = true;
 	for (const figures of results) {
 		// One n8n process in regular mode.
@@ -72,5 +89,7 @@ export function describeRush(results: RushFigures[], settings: RushSettings): { 
 		passed &&= failures.length === 0;
 		lines.push(...rushFlowLines(figures, RUSH_FLOW_LABELS[figures.flow as RushFlow], JUDGED.has(figures.flow) ? failures : undefined));
 	}
-	return { lines, passed };
+	const compared = concurrencyLimit === undefined ? undefined : keyedAgainstUnkeyed(results, concurrencyLimit);
+	if (compared !== undefined) lines.push(compared.line);
+	return { lines, passed: passed && (compared?.passed ?? true) };
 }
