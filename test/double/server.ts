@@ -76,6 +76,12 @@ export class ServiceDouble {
 
 	private readonly sockets = new Set<Socket>();
 
+	/**
+	 * API keys of further accounts, served as the same service (one budget, one record of
+	 * transactions): a node meets another account's sender there, with nothing it learned of the first.
+	 */
+	readonly otherApiKeys = new Set<string>();
+
 	private constructor(
 		private readonly server: Server,
 		readonly apiKey: string,
@@ -179,8 +185,8 @@ export class ServiceDouble {
 		record: RecordedRequest,
 		body: Buffer | 'tooLarge',
 	): Promise<DoubleResponse> {
-		const expected = `Basic ${Buffer.from(this.apiKey, 'utf8').toString('base64')}`;
-		if (req.headers.authorization !== expected) return xmlError(401, 'Authentication failed.');
+		const accepted = [this.apiKey, ...this.otherApiKeys].map((key) => `Basic ${Buffer.from(key, 'utf8').toString('base64')}`);
+		if (!accepted.includes(req.headers.authorization ?? '')) return xmlError(401, 'Authentication failed.');
 		if (!url.pathname.startsWith(`${VERSION_PREFIX}/`)) return xmlError(404, 'Not found.');
 		if (body === 'tooLarge') {
 			return xmlError(413, `Request entity larger than ${this.faults.entityLimitBytes} bytes.`);

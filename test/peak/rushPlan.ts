@@ -11,7 +11,7 @@ import type { ExecutionStore } from './executions';
 import { measureRushFlow, type RushFigures } from './rush';
 import { describeRush } from './rushReport';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyWorkflows, workflowFilesOf } from './rushWorkflows';
+import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyCredential, steadyWorkflows, workflowFilesOf } from './rushWorkflows';
 import type { ExecutionSpan } from './sqliteExecutions';
 import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
 
@@ -42,10 +42,11 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 	const settings = rushSettingsFor(n8nVersion);
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
-	const steady = steadyWorkflows(sandbox, double);
+	const steadyAccount = steadyCredential(sandbox, double);
+	const steady = steadyWorkflows(steadyAccount, double);
 	return {
 		settings,
-		credentials: parts.flows ? [paced] : [],
+		credentials: parts.flows ? [paced, steadyAccount] : [steadyAccount],
 		workflowFiles: workflowFilesOf([...flows, ...steady]),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {

@@ -53,6 +53,16 @@ export function pacedCredential(sandbox: CredentialToImport, maxRequestsPerSecon
 	return { ...sandbox, id: 'mpRushPacedCred1', name: `${sandbox.name} (${maxRequestsPerSecond} requests per second)`, data: { ...sandbox.data, maxRequestsPerSecond } };
 }
 
+/**
+ * The steady state's own account: the rush before it taught the sandbox account's sender a pace
+ * (the rush's budget), which the steady state, with no budget, is not about.
+ */
+export function steadyCredential(sandbox: CredentialToImport, service: { otherApiKeys: Set<string> }): CredentialToImport {
+	const apiKey = `${String(sandbox.data.apiKey)}-steady`;
+	service.otherApiKeys.add(apiKey);
+	return { ...sandbox, id: 'mpSteadyCred1', name: `${sandbox.name} (the steady state's account)`, data: { ...sandbox.data, apiKey } };
+}
+
 const KEY = { deduplicationKey: '={{ $json.body.id }}' };
 
 function node(name: string, x: number, y: number, fields: Omit<WorkflowNode, 'id' | 'name' | 'position'>): WorkflowNode {

@@ -3,7 +3,8 @@
  * as after some weeks of orders, so that every execution reads and rewrites the whole row.
  * The history is filled by the node itself (batches of orders through a second webhook into the
  * same Create node), then orders arrive one per webhook call, keyed Create beside the HTTP
- * Request node, in rounds alternating which goes first. No budget: this measures n8n's side.
+ * Request node, in rounds alternating which goes first. No budget, and an account of its own
+ * (nothing the rush taught the sandbox account's sender applies): this measures n8n's side.
  * Judged: CPU of n8n's process group per order, read from /proc around each round, from before
  * its first POST until a moment after its last execution ended, summed over each flow's rounds.
  */
