@@ -10,6 +10,7 @@ import { transaction } from './actions/transaction/Transaction.resource';
 import { PACKAGE_DESCRIPTION } from './description';
 import { outputOf } from './helpers/itemResults';
 import { afterTry, recallTries } from './helpers/retryMemory';
+import { nodeOf } from './helpers/parameters';
 import { operationSubtitle } from './helpers/subtitle';
 import { getGenericOrderFields } from './methods/resourceMapping';
 
@@ -64,7 +65,7 @@ export class MailingPlatform implements INodeType {
 				description: 'Choose a resource and operation offered in the node.',
 			});
 		}
-		const node = this.getNode();
+		const node = nodeOf(this);
 		// Only with Retry On Fail does n8n run the node again, so only then is there anything to keep between tries.
 		const retrying = node.retryOnFail === true;
 		if (retrying && selected.onRetry !== undefined) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });

@@ -2,6 +2,7 @@ import type { ICheckProcessedOptions, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { monotonicMs } from '../transport/accountGate';
+import { nodeOf } from './parameters';
 
 /**
  * n8n's deduplication store for one node, safe within a process. The store reads a node's whole
@@ -81,10 +82,12 @@ async function rowOf(id: string, { context, options }: Waiting): Promise<RowStat
 	return row;
 }
 
-/** The calls waiting for one workflow's node, and how to wake its worker when a call arrives. */
+/** The calls waiting for one workflow's node, and how to wake its worker when a call arrives that may go before it would wake. */
 interface Queue {
 	calls: Waiting[];
 	wake: () => void;
+	/** When the sleeping worker wakes by itself (of `monotonicMs`): a later confirmation round need not wake it. */
+	sleepsUntilMs: number;
 }
 
 /** The queues, per workflow and node; a queue is present while it is being worked off. */
@@ -126,8 +129,11 @@ async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 		if (due !== undefined) return due;
 		const firstAloneMs = queue.calls.reduce((first, waiting) => Math.min(first, waiting.aloneFromMs), Number.POSITIVE_INFINITY);
 		// Whole milliseconds, at least one: a timer rounds a fraction down, and the wait would end before its moment.
-		await Promise.race([sleep(Math.max(1, Math.ceil(Math.max(gatheredMs, firstAloneMs) - now))), new Promise<void>((resolve) => (queue.wake = resolve))]);
+		const sleepMs = Math.max(1, Math.ceil(Math.max(gatheredMs, firstAloneMs) - now));
+		queue.sleepsUntilMs = now + sleepMs;
+		await Promise.race([sleep(sleepMs), new Promise<void>((resolve) => (queue.wake = resolve))]);
 		queue.wake = () => {};
+		queue.sleepsUntilMs = Number.POSITIVE_INFINITY;
 	}
 }
 
@@ -234,12 +240,12 @@ async function hold(nodeId: string, keys: readonly string[]): Promise<() => void
 	};
 }
 
-/** Each node run's workflow and node, read once: n8n's `getNode()` copies the node with all its parameters. */
+/** Each node run's workflow and node, read once. */
 const nodeIds = new WeakMap<IExecuteFunctions, string>();
 
 function nodeIdOf(context: IExecuteFunctions): string {
 	let id = nodeIds.get(context);
-	if (id === undefined) nodeIds.set(context, (id = JSON.stringify([context.getWorkflow().id, context.getNode().id])));
+	if (id === undefined) nodeIds.set(context, (id = JSON.stringify([context.getWorkflow().id, nodeOf(context).id])));
 	return id;
 }
 
@@ -251,10 +257,10 @@ function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], claim: boole
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
-			queue.wake();
+			if (aloneFromMs < queue.sleepsUntilMs) queue.wake();
 			return;
 		}
-		const fresh: Queue = { calls: [waiting], wake: () => {} };
+		const fresh: Queue = { calls: [waiting], wake: () => {}, sleepsUntilMs: Number.POSITIVE_INFINITY };
 		queues.set(id, fresh);
 		void workOff(id, fresh);
 	});

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { thousands } from './numbers';
 import { InputProblem, isEmpty, isPlainObject } from './values';
@@ -31,9 +31,18 @@ function fieldAt(json: unknown, path: readonly string[]): unknown {
 	return value;
 }
 
+const nodes = new WeakMap<IExecuteFunctions, INode>();
+
+/** The node of a node run, read once: n8n's `getNode()` copies the node with all its parameters at every call. */
+export function nodeOf(context: IExecuteFunctions): INode {
+	let node = nodes.get(context);
+	if (node === undefined) nodes.set(context, (node = context.getNode()));
+	return node;
+}
+
 /** The value as the workflow stores it (an expression unevaluated), or undefined when the parameter is not set. */
 function storedValue(context: IExecuteFunctions, name: string): unknown {
-	let value: unknown = context.getNode().parameters;
+	let value: unknown = nodeOf(context).parameters;
 	for (const key of name.split('.')) value = isPlainObject(value) ? value[key] : undefined;
 	return value;
 }

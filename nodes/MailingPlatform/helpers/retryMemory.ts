@@ -9,6 +9,7 @@
  * execution from the executions list ever sees it.
  */
 import type { IExecuteData, IExecuteFunctions } from 'n8n-workflow';
+import { nodeOf } from './parameters';
 
 interface Kept {
 	itemCount: number;
@@ -23,7 +24,7 @@ const runOf = (context: IExecuteFunctions): IExecuteData | undefined => context.
 
 /** How often n8n runs the node at most, as WorkflowExecute reads the node's settings. */
 function maxTriesOf(context: IExecuteFunctions): number {
-	const node = context.getNode();
+	const node = nodeOf(context);
 	return node.retryOnFail === true ? Math.min(5, Math.max(2, node.maxTries || 3)) : 1;
 }
 
