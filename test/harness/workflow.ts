@@ -10,6 +10,7 @@ import type {
 	IRun,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { DataDeduplicationService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
@@ -118,6 +119,8 @@ export interface NodeRunOptions {
 	nodeType?: string;
 	/** n8n stops the execution (as its Stop button does) when this settles. */
 	stopWhen?: Promise<unknown>;
+	/** How n8n started the execution: from the editor unless told otherwise, 'cli' as `n8n execute` does. */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface NodeRunResult {
@@ -187,7 +190,7 @@ function nodeRunResult(run: IRun): NodeRunResult {
 /** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
 export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 	const { nodes, connections } = nodeWorkflow(options);
-	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId, options.stopWhen));
+	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId, options.stopWhen, options.mode));
 }
 
 /**
@@ -259,9 +262,10 @@ export async function runWorkflow(
 	timezone = 'Europe/Berlin',
 	workflowId: string = HARNESS_NODE.workflowId,
 	stopWhen?: Promise<unknown>,
+	mode: WorkflowExecuteMode = 'manual',
 ): Promise<IRun> {
 	const { workflow, workflowData } = await workflowOf(nodes, connections, timezone, workflowId);
-	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), 'manual');
+	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), mode);
 	const running = execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
 	void stopWhen?.then(() => running.cancel());
 	return await running;

@@ -197,6 +197,16 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(processedData.calls.map((call) => call.items)).toEqual([['A-0'], ['A-0', 'sent A-0'], ['A-0'], ['A-0'], ['A-0']]);
 	});
 
+	it('writes a queued order’s mark before an `n8n execute` run ends, since its process ends with it: a later delivery is skipped as already sent', async () => {
+		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], mode: 'cli' });
+
+		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(processedData.calls.map((call) => call.items)).toEqual([['A-0'], ['A-0', 'sent A-0']]);
+		await keyStoreIdle();
+		const again = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], mode: 'cli' });
+		expect(again.main[0]).toMatchObject({ skipped: true, message: expect.stringMatching(/already sent/) });
+	});
+
 	it('lets the confirmations of orders arriving one after another ride the next orders’ claims, which go at once', async () => {
 		// Twelve one-order executions 50 ms apart, as a shop's steady stream of 20 orders a second.
 		const stream = range(12).map(async (number) => {

@@ -238,7 +238,8 @@ export class KeyClaims {
 	 * Once the keys of every request are settled as far as the execution says (given back, or
 	 * handed to `watchKept`), and those given back and never sent are gone from n8n's store. The
 	 * keys stay held in this process until their first confirmation round and every removal
-	 * round have gone, after the execution.
+	 * round have gone, after the execution; under `n8n execute`, whose process ends with the
+	 * execution, before it ends, so that the "sent" marks are written.
 	 */
 	async settled(): Promise<void> {
 		try {
@@ -246,7 +247,9 @@ export class KeyClaims {
 			await this.giveBack([...this.givenBack]);
 			this.givenBack.clear();
 		} finally {
-			void Promise.allSettled(this.heldUntil).then(this.endHold);
+			const held = Promise.allSettled(this.heldUntil);
+			void held.then(this.endHold);
+			if (this.context.getMode() === 'cli') await held;
 		}
 	}
 
