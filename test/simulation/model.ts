@@ -77,6 +77,8 @@ export interface SimulationCase {
 	randomSeed: number;
 	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */
 	fullHistory: boolean;
+	/** The executions run as `n8n execute` runs them (mode 'cli'), each waiting for its keys' first round. */
+	commandLine: boolean;
 }
 
 /** One transaction as the service received it. */

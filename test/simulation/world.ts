@@ -234,6 +234,7 @@ export class World {
 			getExecutionCancelSignal: () => signal,
 			addExecutionHints: () => {},
 			getTimezone: () => 'Europe/Berlin',
+			getMode: () => (this.simulated.commandLine ? 'cli' : 'webhook'),
 			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 			helpers: {
 				checkProcessedAndRecord: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
