@@ -45,8 +45,8 @@ describe('transaction › create with a Deduplication Key whose history is full'
 		expect(claimCalls(20)).toBeLessThanOrEqual(10);
 		const gathered = runs.flatMap(hintsOf).filter((hint) => GATHERED.test(hint));
 		expect(gathered.length).toBeGreaterThan(0);
-		// At most the rest of 0.2 s since the node's last call, and a busy machine's lateness.
-		for (const hint of gathered) expect(Number(/^Waited ([\d.]+) s/.exec(hint)?.[1])).toBeLessThanOrEqual(0.5);
+		// The rest of 0.2 s since the node's last call at most, with a place beside a request under way and a busy machine's lateness.
+		for (const hint of gathered) expect(Number(/^Waited ([\d.]+) s/.exec(hint)?.[1])).toBeLessThanOrEqual(1);
 	});
 
 	it('sends orders delivered one after the other at once: a gathering that caught no other order is not repeated for the next', async () => {
