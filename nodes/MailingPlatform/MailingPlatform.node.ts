@@ -9,8 +9,8 @@ import { report } from './actions/report/Report.resource';
 import { transaction } from './actions/transaction/Transaction.resource';
 import { PACKAGE_DESCRIPTION } from './description';
 import { outputOf } from './helpers/itemResults';
-import { afterTry, recallTries } from './helpers/retryMemory';
 import { nodeOf } from './helpers/parameters';
+import { afterTry, recallTries } from './helpers/retryMemory';
 import { operationSubtitle } from './helpers/subtitle';
 import { getGenericOrderFields } from './methods/resourceMapping';
 

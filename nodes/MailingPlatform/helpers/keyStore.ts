@@ -17,8 +17,8 @@ import { nodeOf } from './parameters';
  * no other order bought nothing (orders delivered one after the other), so the next claims go
  * at once, for longer after each such gathering. The row's size is asked of n8n once per node
  * and process, then counted on from the calls' answers. Confirmations of keys (`confirm`) ride
- * the next call of the node and go alone only when none comes within `RIDE_WAIT_MS`, as removals
- * do, at the gathering's spacing.
+ * the next call of the node and go alone only when none comes within `RIDE_WAIT_MS`; they and
+ * removals keep the gathering's spacing from the node's last call, claims go at once.
  */
 
 type Waiting = {

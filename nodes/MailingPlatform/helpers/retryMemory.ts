@@ -9,6 +9,7 @@
  * execution from the executions list ever sees it.
  */
 import type { IExecuteData, IExecuteFunctions } from 'n8n-workflow';
+
 import { nodeOf } from './parameters';
 
 interface Kept {
