@@ -3,7 +3,9 @@
  * through n8n's HTTP Request node: the CPU of n8n's process group, read from /proc around
  * rounds of orders delivered at 20 per second, one flow per round and the flows' order reversed
  * every round, so that the machine's drift falls on all three alike. A round ends when all its
- * executions have ended and n8n has had a moment to finish what follows them.
+ * executions have ended and n8n has had a moment to finish what follows them. It prints each
+ * flow's execution p50 too (n8n's startedAt to stoppedAt, warm-up left out): a wait on the way of
+ * an execution costs n8n's concurrency slots.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -11,6 +13,7 @@ import type { ServiceDouble } from '../double/server';
 import { deliverPlan, shopOrders } from './delivery';
 import { type ExecutionStore, waitUntilEnded } from './executions';
 import { COMMON_FLOW_LABELS, COMMON_FLOWS, type CommonFlow, type CommonFlowWorkflow } from './commonFlowWorkflows';
+import { percentile } from './judge';
 import { processGroupCpuMs } from './processGroupCpu';
 
 const ORDERS_PER_ROUND = 40;
@@ -27,6 +30,8 @@ export interface CommonFlowFigures {
 	orders: number;
 	/** CPU of n8n's process group per order, by flow, in milliseconds. */
 	cpuPerOrderMs: Record<CommonFlow, number>;
+	/** Execution p50 of the measured rounds, by flow, in milliseconds. */
+	executionP50Ms: Record<CommonFlow, number>;
 	/** What went wrong: orders not queued exactly once, executions not successful, POSTs not answered 200. */
 	problems: string[];
 }
@@ -56,6 +61,7 @@ export async function measureCommonFlow(environment: CommonFlowEnvironment, work
 	};
 
 	for (const workflow of workflows) await round(workflow, WARM_UP_ORDERS);
+	const warmUps = new Map(await Promise.all(workflows.map(async (workflow) => [workflow.flow, new Set((await store.durationsMs(workflow.file.id)).keys())] as const)));
 	const cpuMs = Object.fromEntries(COMMON_FLOWS.map((flow) => [flow, 0])) as Record<CommonFlow, number>;
 	for (let index = 0; index < ROUNDS; index++) {
 		for (const workflow of index % 2 === 0 ? workflows : [...workflows].reverse()) cpuMs[workflow.flow] += await round(workflow, ORDERS_PER_ROUND);
@@ -72,7 +78,12 @@ export async function measureCommonFlow(environment: CommonFlowEnvironment, work
 	}
 	const orders = ROUNDS * ORDERS_PER_ROUND;
 	const cpuPerOrderMs = Object.fromEntries(COMMON_FLOWS.map((flow) => [flow, cpuMs[flow] / orders])) as Record<CommonFlow, number>;
-	return { orders, cpuPerOrderMs, problems: problems.slice(0, 8) };
+	const executionP50Ms = Object.fromEntries(COMMON_FLOWS.map((flow) => [flow, Number.NaN])) as Record<CommonFlow, number>;
+	for (const workflow of workflows) {
+		const measured = [...(await store.durationsMs(workflow.file.id))].filter(([id]) => !warmUps.get(workflow.flow)?.has(id)).map(([, ms]) => ms);
+		executionP50Ms[workflow.flow] = percentile(measured, 0.5);
+	}
+	return { orders, cpuPerOrderMs, executionP50Ms, problems: problems.slice(0, 8) };
 }
 
 /** Create's CPU per order over the HTTP Request node's, unkeyed and keyed. */
@@ -87,7 +98,7 @@ export function describeCommonFlow(figures: CommonFlowFigures): { lines: string[
 	const within = ratios.create <= COMMON_FLOW_LIMIT && ratios.createKeyed <= COMMON_FLOW_LIMIT;
 	const lines = [
 		`Common flow: one order per webhook call, ${figures.orders} orders per workflow at 20 per second in ${ROUNDS} rounds alternating (after ${WARM_UP_ORDERS} each to warm up); CPU of n8n's process group (/proc) per order:`,
-		...COMMON_FLOWS.map((flow) => `  ${COMMON_FLOW_LABELS[flow]}: ${figures.cpuPerOrderMs[flow].toFixed(1)} ms`),
+		...COMMON_FLOWS.map((flow) => `  ${COMMON_FLOW_LABELS[flow]}: ${figures.cpuPerOrderMs[flow].toFixed(1)} ms; execution p50 ${figures.executionP50Ms[flow].toFixed(0)} ms`),
 		`  Create / HTTP Request node: ${ratios.create.toFixed(2)}; with the key / HTTP Request node: ${ratios.createKeyed.toFixed(2)} (each at most ${COMMON_FLOW_LIMIT}: ${within ? 'met' : 'MISSED'})`,
 		...figures.problems.map((problem) => `  ${problem}`),
 	];
