@@ -11,13 +11,20 @@
  *   redelivery once, unless an item said its outcome is unknown;
  * - nothing is left after the case: every redelivery ends at once, as a fresh order does;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
- * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time.
+ * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
+ * - an execution waited for other orders to gather at most `GATHER_LIMIT_MS` before each
+ *   recording call of its process's store while it ran (each gathering ends in a request's
+ *   claim), and once more before it was given up.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import { ACTED } from './model';
 import { HELD_LIMIT_MS } from './heldThread';
 import type { Execution, World } from './world';
 import { REDELIVERY_LIMIT_MS } from './world';
+
+/** The longest gathering before a request (the key store's `MAX_GATHER_MS`), and the hint's rounding to 0.1 s. */
+const GATHER_LIMIT_MS = 200 + 50;
+const GATHERED = "orders arriving meanwhile were gathered";
 
 /** An execution with more orders than this is a bulk, whose requests a one-order execution must not ride in. */
 export const BULK_ORDERS = 10;
@@ -106,10 +113,23 @@ export function problemsOf(world: World): string[] {
 		}
 	}
 	problems.push(...bulkProblems(world));
+	for (const execution of executions) problems.push(...gatheredProblems(world, execution));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	return problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':'))));
+}
+
+/** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */
+function gatheredProblems(world: World, execution: Execution): string[] {
+	const text = execution.hints.find((hint) => hint.includes(GATHERED));
+	if (text === undefined) return [];
+	const seconds = new RegExp(`([\\d.]+) s because ${GATHERED}`).exec(text) ?? new RegExp(`^Waited ([\\d.]+) s for the account's requests because ${GATHERED}`).exec(text);
+	const gatheredMs = Number(seconds?.[1]) * 1000;
+	const { startedAtMs = 0, returnedAtMs = 0 } = execution;
+	const recordings = world.record.recordingsAtMs.filter(({ process, atMs }) => process === execution.delivery.process && atMs >= startedAtMs && atMs <= returnedAtMs).length;
+	const limitMs = GATHER_LIMIT_MS * (recordings + 1);
+	return gatheredMs <= limitMs ? [] : [`gathered: execution ${execution.index} waited ${gatheredMs} ms for orders to gather, over ${limitMs} ms for its process's ${recordings} recording store calls meanwhile: "${text}"`];
 }
 
 /** An execution's time waiting for the account: from its start to its end, less the time a request carrying its transactions was under way. */

@@ -111,6 +111,9 @@ export class CaseRecord {
 
 	storeCalls = 0;
 
+	/** When each process's recording calls of n8n's store started: a claim's gathering ends in one. */
+	readonly recordingsAtMs: Array<{ process: number; atMs: number }> = [];
+
 	queue(carried: Carried): void {
 		this.queuedOrders.set(carried.order, (this.queuedOrders.get(carried.order) ?? 0) + 1);
 		const item = `${carried.delivery}:${carried.item}`;
@@ -141,6 +144,7 @@ export class StoreRow {
 	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed` by `process`. */
 	async call(process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
 		const number = ++this.record.storeCalls;
+		if (kind === 'record') this.record.recordingsAtMs.push({ process, atMs: Date.now() });
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
 		const readVersion = this.version;

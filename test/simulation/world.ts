@@ -75,6 +75,8 @@ export interface Execution {
 	returnedAtMs?: number;
 	results?: ItemResult[];
 	threw?: unknown;
+	/** The execution hints the node gave n8n. */
+	hints: string[];
 }
 
 export class World {
@@ -173,7 +175,7 @@ export class World {
 	}
 
 	private deliverAt(delivery: Delivery, again: boolean): void {
-		const execution: Execution = { index: this.executions.length, delivery, again };
+		const execution: Execution = { index: this.executions.length, delivery, again, hints: [] };
 		this.executions.push(execution);
 		setTimeout(() => this.start(execution), delivery.atMs);
 	}
@@ -232,7 +234,7 @@ export class World {
 			getCredentials: async () => credential,
 			continueOnFail: () => true,
 			getExecutionCancelSignal: () => signal,
-			addExecutionHints: () => {},
+			addExecutionHints: (...hints: Array<{ message: string }>) => execution.hints.push(...hints.map((hint) => hint.message)),
 			getTimezone: () => 'Europe/Berlin',
 			getMode: () => (this.simulated.commandLine ? 'cli' : 'webhook'),
 			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },

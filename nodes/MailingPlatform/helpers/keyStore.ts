@@ -49,10 +49,12 @@ const MOST_CLAIMS_UNGATHERED = 256;
 /** How long a confirmation waits for another call of the node to ride before it goes alone. */
 const RIDE_WAIT_MS = 200;
 
-/** What this process knows of each workflow's node's row; kept while the process lives, three numbers per node. */
+/** What this process knows of each workflow's node's row; kept while the process lives, a few numbers per node. */
 interface RowState {
 	/** When the node's last call started (of `monotonicMs`). */
 	lastStartedMs?: number;
+	/** When its last call with orders' claims started: gathering counts from it, so that confirmations and removals going alone never make a waiting order wait again. */
+	lastClaimsStartedMs?: number;
 	/** About how many entries the row holds: n8n's count at the first call, and this process's changes since. */
 	entries: number;
 	/** How many entries this process's calls added. */
@@ -138,8 +140,9 @@ async function firstDue(row: RowState, queue: Queue): Promise<Waiting> {
 }
 
 /** Whether gathering pays: a call of several orders' claims says so; one that a gathering left alone says not, for a while. */
-function learnFromClaims(row: RowState, claims: number): void {
+function learnFromClaims(row: RowState, claims: number, startedMs: number): void {
 	if (claims === 0) return;
+	row.lastClaimsStartedMs = startedMs;
 	if (claims > 1) {
 		row.fruitless = 0;
 		row.ungathered = 0;
@@ -152,13 +155,13 @@ function learnFromClaims(row: RowState, claims: number): void {
 
 /**
  * How long an order's claim should wait for others to gather, before its request is chosen: the
- * rest of the gathering since the node's last call started, unless that has passed, the row is
- * small, or gatherings lately caught no other order.
+ * rest of the gathering since the node's last call of claims started, unless that has passed,
+ * the row is small, or gatherings lately caught no other order.
  */
 function gatherInMs(id: string): number {
 	const row = rows.get(id);
-	if (row?.lastStartedMs === undefined || row.ungathered > 0) return 0;
-	const restMs = row.lastStartedMs + gatherMsOf(row) - monotonicMs();
+	if (row?.lastClaimsStartedMs === undefined || row.ungathered > 0) return 0;
+	const restMs = row.lastClaimsStartedMs + gatherMsOf(row) - monotonicMs();
 	if (restMs <= 0) return 0;
 	row.gathering = true;
 	return restMs;
@@ -194,7 +197,7 @@ async function workOffCalls(id: string, waitingCalls: Queue): Promise<void> {
 		for (const waiting of queue) if (!together(waiting)) queue[left++] = waiting;
 		queue.length = left;
 		const keys = [...new Set(batch.flatMap((waiting) => waiting.keys))];
-		learnFromClaims(row, batch.filter((waiting) => waiting.claim).length);
+		learnFromClaims(row, batch.filter((waiting) => waiting.claim).length, startedMs);
 		try {
 			const recordedBefore = await storeCall(batch, keys);
 			const added = first.kind === 'record' ? keys.length - recordedBefore.size : 0;
