@@ -3,7 +3,6 @@
  * test moves (`monotonicMs` reads `performance.now`) and with chance fixed.
  */
 import { AccountGate, PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
-import { INCREASE_PER_ACCEPTED } from '../../nodes/MailingPlatform/transport/learnedPace';
 
 const REFUSED = 'the service answered 429 (too many requests)';
 
@@ -166,20 +165,58 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(paceOf(gate)).toBeCloseTo(0.7 * TAUGHT);
 	});
 
-	it('raises it by a little for every accepted request the pace held back, not for those that came later than it allowed', () => {
+	it('raises it by 0.002 a second for every accepted request the pace held back, not for those that came later than it allowed', () => {
 		const gate = taughtGate();
 		waitForTurn(gate);
 		for (let held = 0; held < 10; held++) {
 			request(gate);
 			waitForTurn(gate);
 		}
-		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
+		expect(paceOf(gate)).toBeCloseTo(2.7123, 4);
 		for (let late = 0; late < 10; late++) {
 			nowMs += 5_000;
 			request(gate);
 		}
 
-		expect(paceOf(gate)).toBeCloseTo(TAUGHT + 10 * INCREASE_PER_ACCEPTED);
+		expect(paceOf(gate)).toBeCloseTo(2.7123, 4);
+	});
+
+	it('does not raise it for requests the credential’s Max Requests per Second held back: they say nothing of a faster learned pace', () => {
+		const gate = taughtGate();
+		const leave = gate.enter({ maxRequestsPerSecond: 1 });
+		waitForTurn(gate);
+		for (let held = 0; held < 100; held++) {
+			request(gate);
+			waitForTurn(gate);
+		}
+		leave();
+
+		// Only the first wait was the learned pace's, set before the credential's user came: one rise.
+		expect(paceOf(gate)).toBeCloseTo(2.6943, 4);
+	});
+
+	it('falls no lower than one request a minute: twenty processes at it send a third of a budget of one a second', () => {
+		const gate = taughtGate();
+		for (let cut = 0; cut < 20; cut++) {
+			waitForTurn(gate);
+			request(gate);
+			waitForTurn(gate);
+			request(gate, 429);
+		}
+
+		expect(paceOf(gate)).toBeCloseTo(1 / 60, 4);
+	});
+
+	it('forgets a pace that neither held a request back nor met a refusal for two minutes: it says nothing of the account now', () => {
+		const kept = taughtGate();
+		nowMs += 119_000;
+		expect(paceOf(kept)).toBeCloseTo(TAUGHT);
+
+		const forgotten = taughtGate();
+		nowMs += 121_000;
+		waitForTurn(forgotten);
+		forgotten.takeStart();
+		expect(forgotten.waitMs()).toBe(0);
 	});
 
 	it('keeps the credential’s Max Requests per Second as an upper bound: the smaller of the two paces', () => {

@@ -45,7 +45,10 @@ export class AccountGate {
 
 	private startPaceLearned = false;
 
-	/** Whether the pace delayed the latest start: only then does an accepted request raise the learned pace. */
+	/**
+	 * Whether the learned pace delayed the latest start: only then does an accepted request raise
+	 * it. A start the credential's setting held back says nothing of a faster learned pace.
+	 */
 	private startHeldBack = false;
 
 	private pausedUntilMs = 0;
@@ -81,9 +84,11 @@ export class AccountGate {
 	 */
 	takeStart(): void {
 		const now = monotonicMs();
+		// The wait now ending was set by the pace in force since the last start.
+		const waitWasLearned = this.startPaceLearned;
 		this.takePace();
 		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
-		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.startHeldBack = waitWasLearned && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
 		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
 		this.lastStartMs = now;
 	}
