@@ -1,86 +1,99 @@
 /**
- * Processes that share one account and know nothing of each other (queue-mode workers, two n8n
- * installations on one key), each with its own gate, sending as fast as their gates allow against
- * the account's token bucket (test/double/budget.ts: `rate` per second, burst `rate`, 429 with
- * `Retry-After: 1` beyond). Each process behaves as the account's sender and the transport do:
- * at most two requests under way, the second once the first has taken 0.2 s, and only one while a
- * refusal is the gate's latest news; every answer goes to the gate, a refusal pauses it. The clock
- * and chance are the test's, so a run is the same on any machine.
+ * Processes sharing one account, each learning its pace alone, for 15 simulated minutes a case
+ * (test/harness/sharedAccount.ts: the account's token bucket, burst = rate, answers in 30–90 ms,
+ * the test's clock and chance). Each process may be refused at most 5% of what the account took
+ * of it plus one (its first lesson). Issue 49's cases: where the pace meets its goal the test
+ * holds the goal; where it does not yet (a budget that grew, the one process left of four, an
+ * idle hour), it holds today's figure, and docs/development.md (The Learned Pace's Simulation)
+ * says what is missing and why.
  */
-import { RequestBudget } from '../double/budget';
-import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
-import { retryDelayMs } from '../../nodes/MailingPlatform/transport/retry';
+import type { Phase, Sent } from '../harness/sharedAccount';
+import { countsPerProcess, simulateAccount, usedShare } from '../harness/sharedAccount';
 
-const SECOND_REQUEST_AFTER_MS = 200;
+afterEach(() => jest.restoreAllMocks());
 
-/** A seeded generator for `Math.random`: the gates' spread after a pause, the answers' latency. */
-function seeded(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => (state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
-}
+const MINUTES = 15;
 
-interface Answer {
-	atMs: number;
-	process: number;
-	sentAtMs: number;
-	status: number;
-	headers: Record<string, string>;
-}
+const run = (phases: Phase[], seconds = MINUTES * 60, seed = 1) => simulateAccount(phases, seconds, seed);
 
-/** Runs `processes` gates for `seconds` against an account of `rate` requests per second; the account's counts. */
-function simulate(rate: number, processes: number, seconds: number, seed = 1) {
-	let nowMs = 0;
-	const chance = seeded(seed);
-	jest.spyOn(performance, 'now').mockImplementation(() => nowMs);
-	jest.spyOn(Math, 'random').mockImplementation(chance);
-	const budget = new RequestBudget({ rate, burst: rate }, () => nowMs);
-	const gates = Array.from({ length: processes }, () => new AccountGate());
-	const underWay = gates.map((): number[] => []);
-	const latencyMs = gates.map(() => 30 + Math.floor(chance() * 40));
-	let answers: Answer[] = [];
-
-	for (; nowMs < seconds * 1000; nowMs++) {
-		const due = answers.filter((answer) => answer.atMs <= nowMs);
-		answers = answers.filter((answer) => answer.atMs > nowMs);
-		for (const { process, sentAtMs, status, headers } of due) {
-			underWay[process].splice(underWay[process].indexOf(sentAtMs), 1);
-			gates[process].answered(sentAtMs, status, headers);
-			if (status === 429) gates[process].pause(retryDelayMs(0, headers['retry-after']), 'the service answered 429 (too many requests)');
-		}
-		for (let turn = 0; turn < processes; turn++) {
-			const process = (turn + nowMs) % processes;
-			const [first] = underWay[process];
-			const placeFree =
-				underWay[process].length === 0 || (underWay[process].length === 1 && gates[process].requestsToRisk() > 1 && nowMs - first >= SECOND_REQUEST_AFTER_MS);
-			if (!placeFree || gates[process].waitMs() > 0) continue;
-			gates[process].takeStart();
-			underWay[process].push(nowMs);
-			const refusal = budget.take();
-			const headers = Object.fromEntries(Object.entries(refusal?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-			answers.push({ atMs: nowMs + latencyMs[process] + Math.floor(chance() * 20), process, sentAtMs: nowMs, status: refusal?.status ?? 200, headers });
-		}
-	}
-	return { accepted: budget.accepted, refused: budget.refused, share: budget.accepted / (rate * seconds) };
+/** The processes refused more than 5% of what the account took of them plus one. */
+function overTheirBound(sent: readonly Sent[]): Array<{ accepted: number; refused: number }> {
+	return countsPerProcess(sent).filter(({ accepted, refused }) => refused > Math.floor(0.05 * accepted + 1));
 }
 
 describe('processes sharing one account, each learning its pace alone', () => {
-	afterEach(() => jest.restoreAllMocks());
+	it('regains a budget that grew from 5 to 40 a second slowly: 12% of it in the second minute after (goal: 80% of what the process can send, 51%)', () => {
+		const sent = run([
+			{ fromSecond: 0, rate: 5, processes: 1 },
+			{ fromSecond: 300, rate: 40, processes: 1 },
+		]);
 
-	const accounts = [2, 4, 10].flatMap((rate) => [1, 2, 4].map((processes) => ({ rate, processes }))).filter(({ rate, processes }) => processes <= rate);
-
-	// Ten minutes: a first lesson starts at 0.7 of what the account keeps, and the pace regains the rest in some minutes.
-	it.each(accounts)('$processes processes, an account of $rate per second: refused ≤ 5% of accepted + one per process, and ≥ 80% of the budget used in 10 minutes', ({ rate, processes }) => {
-		const { accepted, refused, share } = simulate(rate, processes, 600);
-
-		expect(refused).toBeLessThanOrEqual(0.05 * accepted + processes);
-		expect(share).toBeGreaterThanOrEqual(0.8);
+		expect(usedShare(sent, 40, 360, 420)).toBeGreaterThanOrEqual(0.1);
+		expect(overTheirBound(sent)).toEqual([]);
 	});
 
-	it('with more processes than the account’s burst, keeps refusals near 5% and uses about half the budget: independent starts coincide', () => {
-		// 4 processes on a burst of 2: three starts within 0.5 s exceed the bucket even at 60% of the budget.
-		const { accepted, refused, share } = simulate(2, 4, 600);
+	it('lets the one process left of four use 17% to 45% of the budget in the second minute after the others stopped (goal: 80%)', () => {
+		// Which process is left, and how small its share was, is chance: 16 draws of it.
+		for (let seed = 1; seed <= 16; seed++) {
+			const sent = run(
+				[
+					{ fromSecond: 0, rate: 8, processes: 4 },
+					{ fromSecond: 300, rate: 8, processes: 1 },
+				],
+				MINUTES * 60,
+				seed,
+			);
 
-		expect(refused).toBeLessThanOrEqual(0.07 * accepted + 4);
-		expect(share).toBeGreaterThanOrEqual(0.45);
+			expect(usedShare(sent, 8, 360, 420)).toBeGreaterThanOrEqual(0.15);
+			expect(overTheirBound(sent)).toEqual([]);
+		}
+	});
+
+	it('forgets a pace after an idle hour: 71% of the budget in the first minute back, refused at most once more than in the next (goal: 80%)', () => {
+		const sent = run(
+			[
+				{ fromSecond: 0, rate: 8, processes: 4 },
+				{ fromSecond: 300, rate: 8, processes: 0 },
+				{ fromSecond: 3900, rate: 8, processes: 1 },
+			],
+			3900 + 300,
+		);
+		const [firstMinute] = countsPerProcess(sent, 3900, 3960);
+		const [nextMinute] = countsPerProcess(sent, 3960, 4020);
+
+		expect(usedShare(sent, 8, 3900, 3960)).toBeGreaterThanOrEqual(0.7);
+		expect(firstMinute.refused).toBeLessThanOrEqual(nextMinute.refused + 1);
+	});
+
+	it('follows a budget that falls from 10 to 3 a second with two processes', () => {
+		const sent = run([
+			{ fromSecond: 0, rate: 10, processes: 2 },
+			{ fromSecond: 300, rate: 3, processes: 2 },
+		]);
+
+		expect(usedShare(sent, 3, 360, MINUTES * 60)).toBeGreaterThanOrEqual(0.8);
+		expect(overTheirBound(sent)).toEqual([]);
+	});
+
+	// Where the bucket has room to keep the processes' starts apart (N ≤ R: a burst of R holds one start of each), and 20 on 10.
+	const roomy = [
+		{ rate: 1, processes: 1 },
+		{ rate: 2, processes: 1 },
+		{ rate: 2, processes: 2 },
+		{ rate: 4, processes: 1 },
+		{ rate: 4, processes: 2 },
+		{ rate: 4, processes: 4 },
+		{ rate: 10, processes: 1 },
+		{ rate: 10, processes: 2 },
+		{ rate: 10, processes: 4 },
+		{ rate: 10, processes: 10 },
+		{ rate: 10, processes: 20 },
+	];
+
+	it.each(roomy)('$processes process(es) on $rate a second: each refused ≤ 5% of its accepted + 1, ≥ 80% of the budget used', ({ rate, processes }) => {
+		const sent = run([{ fromSecond: 0, rate, processes }]);
+
+		expect(overTheirBound(sent)).toEqual([]);
+		expect(usedShare(sent, rate, 0, MINUTES * 60)).toBeGreaterThanOrEqual(0.8);
 	});
 });
