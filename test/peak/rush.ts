@@ -59,6 +59,9 @@ export interface RushFigures {
 	executionMs: { p50: number; p95: number };
 	/** Transactions of the rush's orders the double queued, per POST it accepted. */
 	ordersPerRequest: number;
+	/** The account's budget in requests per second, and the POSTs it accepted per second from the rush's first request to its last accepted POST. */
+	budgetRate: number;
+	acceptedPerSecond: number;
 	/** n8n's ids of the executions that handled the rush's orders. */
 	executionIds: string[];
 	cpuPerOrderMs?: number;
@@ -109,7 +112,9 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 	// The account's budget begins while the account is quiet and holds from the warm-up on, as a
 	// real account's always does: one that began with the rush would show the node an account that
 	// had just taken requests at any speed. Refusals are counted from the warm-up on.
-	double.budget = new RequestBudget({ ...settings.budget, ...workflow.refusal });
+	const budgetTimes = workflow.budgetTimes ?? 1;
+	const budgetRate = budgetTimes * settings.budget.rate;
+	double.budget = new RequestBudget({ ...settings.budget, rate: budgetRate, burst: budgetTimes * settings.budget.burst, ...workflow.refusal });
 	double.faults.reset();
 	await sleep(QUIET_BEFORE_BUDGET_MS);
 	const firstWarmUpRequest = double.requests.length;
@@ -129,6 +134,7 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 	const requests = double.requests.slice(firstRequest);
 	const withWarmUp = double.requests.slice(firstWarmUpRequest);
 	const posts = requests.filter((request) => request.rawPath.startsWith('transactions'));
+	const accepted = posts.filter((request) => request.status === 200);
 	const queued = queuedTimes(double, orders);
 	const orderIds = new Set(orders.map((order) => order.id));
 	const transactionsQueued = double.transactions.queuedOrderIds().filter((id) => id !== undefined && orderIds.has(id)).length;
@@ -156,7 +162,9 @@ export async function measureRushFlow(environment: RushEnvironment, workflow: Ru
 		requestsAccepted: withWarmUp.filter((request) => request.status >= 200 && request.status < 300).length,
 		refusedAtSeconds: withWarmUp.filter((request) => refusedForRate(request.status)).map((request) => (request.receivedAtMs - requests[0].receivedAtMs) / 1000),
 		executionMs,
-		ordersPerRequest: transactionsQueued / posts.filter((request) => request.status === 200).length,
+		ordersPerRequest: transactionsQueued / accepted.length,
+		budgetRate,
+		acceptedPerSecond: accepted.length / Math.max(1, (accepted.at(-1)?.receivedAtMs ?? 0) - requests[0].receivedAtMs) * 1000,
 		executionIds: outcomes.map((outcome) => outcome.id),
 		cpuPerOrderMs: cpuMs === undefined ? undefined : cpuMs / orders.length,
 		reasons: reasons.slice(0, 5),

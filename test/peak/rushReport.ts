@@ -6,13 +6,15 @@
  * execution within 10 s at p95; the paced one must not be refused at all. The HTTP Request node
  * is there for comparison only. Under n8n's production concurrency limit, which holds an
  * execution's place for as long as it lasts, keyed Create's rush must end within
- * `KEYED_RUSH_LIMIT` times unkeyed Create's.
+ * `KEYED_RUSH_LIMIT` times unkeyed Create's, and Create right after (e) on a doubled budget
+ * must use at least `GROWN_BUDGET_USE` of it (without the limit a request carries every waiting
+ * order, and the rush needs less than the budget: printed only).
  */
 import type { RushFigures } from './rush';
 import { RUSH_P95_LIMIT_MS, type RushSettings } from './rushSettings';
 import { RUSH_FLOW_LABELS, type RushFlow } from './rushWorkflows';
 
-const JUDGED: ReadonlySet<string> = new Set<RushFlow>(['create', 'createKeyed', 'createPaced', 'createTwoWorkflows']);
+const JUDGED: ReadonlySet<string> = new Set<RushFlow>(['create', 'createKeyed', 'createPaced', 'createTwoWorkflows', 'createGrownBudget']);
 const MUST_NOT_BE_REFUSED: ReadonlySet<string> = new Set<RushFlow>(['createPaced']);
 
 /** Refused requests a flow may have: this share of its accepted ones, plus one per n8n process (its first lesson). */
@@ -20,6 +22,9 @@ const REFUSED_SHARE = 0.05;
 
 /** Under a concurrency limit: keyed Create's rush ends at most this many times later than Create's. */
 const KEYED_RUSH_LIMIT = 1.2;
+
+/** Under a concurrency limit: the share of its doubled budget that the rush after (e) must use, from its first request to its last accepted one. */
+const GROWN_BUDGET_USE = 0.6;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -79,6 +84,17 @@ function keyedAgainstUnkeyed(results: RushFigures[], concurrencyLimit: number): 
 	return { line, passed };
 }
 
+/** How much of its doubled budget the rush after (e) used: the pace (e) taught must not hold it at the old one. */
+function grownBudgetUse(results: RushFigures[], concurrencyLimit: number | undefined): { line: string; passed: boolean } | undefined {
+	const grown = results.find((figures) => figures.flow === 'createGrownBudget');
+	if (grown === undefined) return undefined;
+	const share = grown.acceptedPerSecond / grown.budgetRate;
+	const passed = concurrencyLimit === undefined || share >= GROWN_BUDGET_USE;
+	const verdict = concurrencyLimit === undefined ? 'not judged without a concurrency limit' : `at least ${GROWN_BUDGET_USE}: ${passed ? 'met' : 'MISSED'}`;
+	const line = `  (f) used ${grown.acceptedPerSecond.toFixed(1)} requests a second of its budget of ${grown.budgetRate}: ${share.toFixed(2)} (${verdict})`;
+	return { line, passed };
+}
+
 export function describeRush(results: RushFigures[], settings: RushSettings, concurrencyLimit?: number): { lines: string[]; passed: boolean } {
 	const where = concurrencyLimit === undefined ? 'regular mode' : `regular mode, production concurrency limit ${concurrencyLimit}`;
 	const lines = [rushHeading(settings, where)];
@@ -90,6 +106,7 @@ export function describeRush(results: RushFigures[], settings: RushSettings, con
 		lines.push(...rushFlowLines(figures, RUSH_FLOW_LABELS[figures.flow as RushFlow], JUDGED.has(figures.flow) ? failures : undefined));
 	}
 	const compared = concurrencyLimit === undefined ? undefined : keyedAgainstUnkeyed(results, concurrencyLimit);
-	if (compared !== undefined) lines.push(compared.line);
-	return { lines, passed: passed && (compared?.passed ?? true) };
+	const grown = grownBudgetUse(results, concurrencyLimit);
+	for (const verdict of [compared, grown]) if (verdict !== undefined) lines.push(verdict.line);
+	return { lines, passed: passed && (compared?.passed ?? true) && (grown?.passed ?? true) };
 }

@@ -3,7 +3,8 @@
  * order per webhook call, as a shop sends them: Create; Create with the order id as
  * Deduplication Key; n8n's HTTP Request node with Retry On Fail (5 tries, 1 s apart: n8n's advice
  * for rate limits); Create with the budget in its credential (maxRequestsPerSecond); Create in
- * two workflows on one credential, the account refusing with 503 and a Retry-After date. And the
+ * two workflows on one credential, the account refusing with 503 and a Retry-After date; Create
+ * again once the account's budget doubled, to find it with the pace (e) taught. And the
  * keyed flow at a shop's steady state beside the HTTP Request node, whose key history is filled
  * first through a second webhook that hands the same Create node a batch of orders.
  */
@@ -15,7 +16,7 @@ import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
 import { HTTP_REQUEST_NODE, httpRequestParameters } from './httpRequestNode';
 import { orderConfirmationParameters } from './workflows';
 
-export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows'] as const;
+export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows', 'createGrownBudget'] as const;
 export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest'] as const;
 export type RushFlow = (typeof RUSH_FLOWS)[number];
 export type SteadyFlow = (typeof STEADY_FLOWS)[number];
@@ -26,6 +27,7 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	httpRequestRetry: '(c) HTTP Request node, Retry On Fail 5 tries 1 s apart (not judged)',
 	createPaced: '(d) Create, budget in the credential (maxRequestsPerSecond)',
 	createTwoWorkflows: '(e) Create in two workflows on one credential, orders alternating, the account answering 503 with a Retry-After date',
+	createGrownBudget: "(f) Create right after (e), the account's budget doubled",
 	steadyKeyed: 'Create with the key',
 	steadyHttpRequest: 'HTTP Request node, the same POST',
 };
@@ -43,6 +45,8 @@ export interface RushWorkflow<Flow extends string> {
 	companion?: RushWorkflow<string>;
 	/** How the account refuses in this flow, where not as the settings' budget does. */
 	refusal?: Pick<BudgetSettings, 'status' | 'retryAfter'>;
+	/** The account's budget (rate and burst) in this flow, as a multiple of the settings'. */
+	budgetTimes?: number;
 }
 
 type Credential = { id: string; name: string };
@@ -114,11 +118,13 @@ export function rushWorkflows(sandbox: Credential, paced: Credential, service: S
 		httpRequestRetry: httpRequestNode(service, true),
 		createPaced: createNode(paced, {}),
 		createTwoWorkflows: createNode(sandbox, {}),
+		createGrownBudget: createNode(sandbox, {}),
 	};
 	const flows = RUSH_FLOWS.map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]));
 	const two = flows.find((workflow) => workflow.flow === 'createTwoWorkflows') as RushWorkflow<RushFlow>;
 	two.companion = webhookTo('createTwoWorkflows2', 'mpRushB', `${RUSH_FLOW_LABELS.createTwoWorkflows}, second workflow`, createNode(sandbox, {}));
 	two.refusal = { status: 503, retryAfter: RETRY_AFTER_HTTP_DATE };
+	(flows.find((workflow) => workflow.flow === 'createGrownBudget') as RushWorkflow<RushFlow>).budgetTimes = 2;
 	return flows;
 }
 
