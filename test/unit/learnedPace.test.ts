@@ -181,32 +181,6 @@ describe('the account’s gate learning the account’s pace', () => {
 		expect(paceOf(gate)).toBeCloseTo(2.7123, 4);
 	});
 
-	it('does not raise it for requests the credential’s Max Requests per Second held back: they say nothing of a faster learned pace', () => {
-		const gate = taughtGate();
-		const leave = gate.enter({ maxRequestsPerSecond: 1 });
-		waitForTurn(gate);
-		for (let held = 0; held < 100; held++) {
-			request(gate);
-			waitForTurn(gate);
-		}
-		leave();
-
-		// Only the first wait was the learned pace's, set before the credential's user came: one rise.
-		expect(paceOf(gate)).toBeCloseTo(2.6943, 4);
-	});
-
-	it('falls no lower than one request a minute: twenty processes at it send a third of a budget of one a second', () => {
-		const gate = taughtGate();
-		for (let cut = 0; cut < 20; cut++) {
-			waitForTurn(gate);
-			request(gate);
-			waitForTurn(gate);
-			request(gate, 429);
-		}
-
-		expect(paceOf(gate)).toBeCloseTo(1 / 60, 4);
-	});
-
 	it('forgets a pace that neither held a request back nor met a refusal for two minutes: it says nothing of the account now', () => {
 		const kept = taughtGate();
 		nowMs += 119_000;

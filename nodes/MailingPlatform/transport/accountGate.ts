@@ -45,10 +45,7 @@ export class AccountGate {
 
 	private startPaceLearned = false;
 
-	/**
-	 * Whether the learned pace delayed the latest start: only then does an accepted request raise
-	 * it. A start the credential's setting held back says nothing of a faster learned pace.
-	 */
+	/** Whether the pace delayed the latest start: only then does an accepted request raise the learned pace. */
 	private startHeldBack = false;
 
 	private pausedUntilMs = 0;
@@ -84,11 +81,9 @@ export class AccountGate {
 	 */
 	takeStart(): void {
 		const now = monotonicMs();
-		// The wait now ending was set by the pace in force since the last start.
-		const waitWasLearned = this.startPaceLearned;
 		this.takePace();
 		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
-		this.startHeldBack = waitWasLearned && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
 		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
 		this.lastStartMs = now;
 	}

@@ -11,20 +11,17 @@
  */
 
 /** A refusal keeps this share of the pace (the first one: of the rate the account showed it takes). */
-const DECREASE = 0.7;
+export const DECREASE = 0.7;
 
 /**
  * What each accepted request the pace held back adds, in requests per second: a process sending
  * at its pace gains 0.2% a second, so it takes about three minutes to regain a cut, and the
  * account refuses about one request per 150 / processes seconds once all have learned.
  */
-const INCREASE_PER_ACCEPTED = 0.002;
+export const INCREASE_PER_ACCEPTED = 0.002;
 
-/**
- * The slowest pace a process falls to, one request a minute: twenty processes at it send a third
- * of what an account of one request a second takes, where one every 10 s sent twice that.
- */
-const SLOWEST_PACE = 1 / 60;
+/** The slowest pace a process falls to: one request every 10 seconds. */
+export const SLOWEST_PACE = 0.1;
 
 /**
  * The first lesson looks at the requests the account took in this window before the refused one,
