@@ -18,7 +18,7 @@ export const DECREASE = 0.7;
  * at its pace gains 0.2% a second, so it takes about three minutes to regain a cut, and the
  * account refuses about one request per 150 / processes seconds once all have learned.
  */
-export const INCREASE_PER_ACCEPTED = 0.002;
+const INCREASE_PER_ACCEPTED = 0.002;
 
 /** The slowest pace a process falls to: one request every 10 seconds. */
 export const SLOWEST_PACE = 0.1;
