@@ -11,4 +11,7 @@ module.exports = {
 	// n8n-core starts timers it never clears; without this jest waits for them forever.
 	forceExit: true,
 	testTimeout: 60_000,
+	// The workflow tests spend most of their time waiting (a key's confirmation rounds go on some seconds
+	// after its execution), so four files run at once even on two processors: 6 minutes become 2.
+	maxWorkers: 4,
 };
