@@ -11,7 +11,7 @@
  */
 
 /** A refusal keeps this share of the pace (the first one: of the rate the account showed it takes). */
-export const DECREASE = 0.7;
+const DECREASE = 0.7;
 
 /**
  * What each accepted request the pace held back adds, in requests per second: a process sending
@@ -21,7 +21,7 @@ export const DECREASE = 0.7;
 const INCREASE_PER_ACCEPTED = 0.002;
 
 /** The slowest pace a process falls to: one request every 10 seconds. */
-export const SLOWEST_PACE = 0.1;
+const SLOWEST_PACE = 0.1;
 
 /**
  * The first lesson looks at the requests the account took in this window before the refused one,
