@@ -21,6 +21,8 @@ import { type RushSettings, STEADY_LIMITS } from './rushSettings';
 import { batchBody, RUSH_FLOW_LABELS, type RushWorkflow, type SteadyFlow } from './rushWorkflows';
 
 const ROUNDS = 5;
+/** Each round's orders per flow; a phase delivers ROUNDS of them. */
+const ordersPerRound = (settings: RushSettings) => Math.ceil(settings.steadyOrders / ROUNDS);
 const SETTLE_LIMIT_MS = 10 * 60_000;
 /** After a round's executions ended: n8n saves and cleans up after them. */
 const AFTERMATH_MS = 1_000;
@@ -107,11 +109,10 @@ async function measurePhase(environment: SteadyEnvironment, workflows: Workflows
 		['steadyKeyed', []],
 		['steadyHttpRequest', []],
 	]);
-	const perRound = Math.ceil(settings.steadyOrders / ROUNDS);
 	const cpuMs: Record<SteadyFlow, number> = { steadyKeyed: 0, steadyHttpRequest: 0 };
 	for (let round = 0; round < ROUNDS; round++) {
 		for (const workflow of round % 2 === 0 ? workflows : [...workflows].reverse()) {
-			const orders = shopOrders(`STEADY-${phase}-${workflow.flow}-${round + 1}`, perRound);
+			const orders = shopOrders(`STEADY-${phase}-${workflow.flow}-${round + 1}`, ordersPerRound(settings));
 			const { deliveries, cpuMs: roundCpuMs } = await deliverRound(environment, workflow, orders, settings);
 			cpuMs[workflow.flow] += roundCpuMs;
 			delivered.get(workflow.flow)?.push(...orders);
@@ -144,7 +145,7 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 
 	// A round of each flow unmeasured: the first round after a start paid for n8n's and V8's warming up (keyed 58 and
 	// 62 ms per order against 42 to 49 in the rounds after, in two runs), and the keyed flow always went first.
-	for (const workflow of workflows) await deliverRound(environment, workflow, shopOrders(`SW-${workflow.flow}`, Math.ceil(settings.steadyOrders / ROUNDS)), settings);
+	for (const workflow of workflows) await deliverRound(environment, workflow, shopOrders(`SW-${workflow.flow}`, ordersPerRound(settings)), settings);
 	const noHistory = await measurePhase(environment, workflows, settings, 'noHistory', problems);
 
 	const fillStarted = performance.now();
@@ -157,7 +158,7 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 	const historyEntries = await environment.historyEntries(keyed.file.id);
 	const historyFull = await measurePhase(environment, workflows, settings, 'historyFull', problems);
 
-	const orders = Math.ceil(settings.steadyOrders / ROUNDS) * ROUNDS;
+	const orders = ordersPerRound(settings) * ROUNDS;
 	return { fillOrders: filled.length, fillSeconds, historyEntries, orders, phases: { noHistory, historyFull }, problems: problems.slice(0, 8) };
 }
 
