@@ -11,7 +11,7 @@ import type { ExecutionStore } from './executions';
 import { measureRushFlow, type RushFigures } from './rush';
 import { describeRush } from './rushReport';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyCredential, steadyWorkflows, workflowFilesOf } from './rushWorkflows';
+import { headerCredential, pacedCredential, RUSH_FLOW_LABELS, rushWorkflows, steadyCredential, steadyWorkflows, workflowFilesOf } from './rushWorkflows';
 import type { ExecutionSpan } from './sqliteExecutions';
 import { describeSteadyState, measureSteadyState, type SteadyFigures } from './steadyState';
 
@@ -43,10 +43,11 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
 	const steadyAccount = steadyCredential(sandbox, double);
-	const steady = steadyWorkflows(steadyAccount, double);
+	const header = headerCredential(double);
+	const steady = steadyWorkflows(steadyAccount, header, double);
 	return {
 		settings,
-		credentials: parts.flows ? [paced, steadyAccount] : [steadyAccount],
+		credentials: [...(parts.flows ? [paced] : []), steadyAccount, header],
 		workflowFiles: workflowFilesOf([...flows, ...steady]),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {

@@ -5,19 +5,21 @@
  * for rate limits); Create with the budget in its credential (maxRequestsPerSecond); Create in
  * two workflows on one credential, the account refusing with 503 and a Retry-After date; Create
  * again once the account's budget doubled, to find it with the pace (e) taught. And the
- * keyed flow at a shop's steady state beside the HTTP Request node, whose key history is filled
- * first through a second webhook that hands the same Create node a batch of orders.
+ * keyed flow at a shop's steady state beside the HTTP Request node (its Authorization header
+ * written in the node, and in a Header Auth credential), and Create without the key; the keyed
+ * flow's history is filled first through a second webhook that hands the same Create node a batch
+ * of orders.
  */
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialToImport } from '../../scripts/n8n';
 import { type BudgetSettings, RETRY_AFTER_HTTP_DATE } from '../double/budget';
 import type { WorkflowFile, WorkflowNode } from '../e2e/workflowFile';
-import { HTTP_REQUEST_NODE, httpRequestParameters } from './httpRequestNode';
+import { authorizationHeader, HTTP_REQUEST_NODE, httpRequestParameters } from './httpRequestNode';
 import { orderConfirmationParameters } from './workflows';
 
 export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows', 'createGrownBudget'] as const;
-export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest'] as const;
+export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest', 'steadyUnkeyed', 'steadyHttpRequestCredential'] as const;
 export type RushFlow = (typeof RUSH_FLOWS)[number];
 export type SteadyFlow = (typeof STEADY_FLOWS)[number];
 
@@ -30,6 +32,8 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	createGrownBudget: "(f) Create right after (e), the account's budget doubled",
 	steadyKeyed: 'Create with the key',
 	steadyHttpRequest: 'HTTP Request node, the same POST',
+	steadyUnkeyed: 'Create without the key',
+	steadyHttpRequestCredential: 'HTTP Request node, the same POST, its header in a Header Auth credential',
 };
 
 /** The batch webhook's body: `{ orders: [{ body: order }, ...] }`, so that Create reads each order at `$json.body` as after a webhook of its own. */
@@ -67,6 +71,11 @@ export function steadyCredential(sandbox: CredentialToImport, service: { otherAp
 	return { ...sandbox, id: 'mpSteadyCred1', name: `${sandbox.name} (the steady state's account)`, data: { ...sandbox.data, apiKey } };
 }
 
+/** n8n's Header Auth credential holding the HTTP Request node's Authorization header, read and decrypted per execution as Create's credential is. */
+export function headerCredential(service: Service): CredentialToImport {
+	return { id: 'mpSteadyHdrCred1', name: 'Mailing Platform Authorization header', type: 'httpHeaderAuth', data: { name: 'Authorization', value: authorizationHeader(service) } };
+}
+
 const KEY = { deduplicationKey: '={{ $json.body.id }}' };
 
 function node(name: string, x: number, y: number, fields: Omit<WorkflowNode, 'id' | 'name' | 'position'>): WorkflowNode {
@@ -86,6 +95,14 @@ function createNode(credential: Credential, options: Record<string, unknown>): W
 function httpRequestNode(service: Service, retry: boolean): WorkflowNode {
 	const http = node('Send Order Confirmation', 260, 0, { ...HTTP_REQUEST_NODE, parameters: httpRequestParameters('$json.body', service) });
 	return retry ? Object.assign(http, { retryOnFail: true, maxTries: 5, waitBetweenTries: 1000 }) : http;
+}
+
+function credentialedHttpRequestNode(service: Service, credential: Credential): WorkflowNode {
+	return node('Send Order Confirmation', 260, 0, {
+		...HTTP_REQUEST_NODE,
+		parameters: httpRequestParameters('$json.body', service, 'httpHeaderAuth'),
+		credentials: { httpHeaderAuth: { id: credential.id, name: credential.name } },
+	});
 }
 
 function webhookNode(name: string, path: string, y: number): WorkflowNode {
@@ -143,14 +160,21 @@ function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, lab
 	return { ...workflow, fillPath };
 }
 
+/** The steady state's workflows, the keyed one first. */
+export type SteadyWorkflows = [RushWorkflow<'steadyKeyed'>, ...Array<RushWorkflow<SteadyFlow>>];
+
 /**
- * The steady state's two workflows. The keyed one has a second webhook into the same Create
- * node, so that the history the measured orders meet is the one that node wrote.
+ * The steady state's workflows. The keyed one has a second webhook into the same Create node, so
+ * that the history the measured orders meet is the one that node wrote.
  */
-export function steadyWorkflows(sandbox: Credential, service: Service): [RushWorkflow<'steadyKeyed'>, RushWorkflow<'steadyHttpRequest'>] {
+export function steadyWorkflows(sandbox: Credential, header: Credential, service: Service): SteadyWorkflows {
 	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), 'Order Batch Webhook (fills the key history)');
-	const http = webhookTo('steadyHttpRequest', 'mpRush', RUSH_FLOW_LABELS.steadyHttpRequest, httpRequestNode(service, false));
-	return [keyed, http];
+	const sending: Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode> = {
+		steadyHttpRequest: httpRequestNode(service, false),
+		steadyUnkeyed: createNode(sandbox, {}),
+		steadyHttpRequestCredential: credentialedHttpRequestNode(service, header),
+	};
+	return [keyed, ...(Object.keys(sending) as Array<keyof typeof sending>).map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]))];
 }
 
 /**
