@@ -19,7 +19,7 @@ import { authorizationHeader, HTTP_REQUEST_NODE, httpRequestParameters } from '.
 import { orderConfirmationParameters } from './workflows';
 
 export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows', 'createGrownBudget'] as const;
-export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest', 'steadyUnkeyed', 'steadyHttpRequestCredential'] as const;
+export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest', 'steadyUnkeyed', 'steadyCredentialHttpRequest'] as const;
 export type RushFlow = (typeof RUSH_FLOWS)[number];
 export type SteadyFlow = (typeof STEADY_FLOWS)[number];
 
@@ -33,7 +33,7 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	steadyKeyed: 'Create with the key',
 	steadyHttpRequest: 'HTTP Request node, the same POST',
 	steadyUnkeyed: 'Create without the key',
-	steadyHttpRequestCredential: 'HTTP Request node, the same POST, its header in a Header Auth credential',
+	steadyCredentialHttpRequest: 'HTTP Request node, the same POST, its header in a Header Auth credential',
 };
 
 /** The batch webhook's body: `{ orders: [{ body: order }, ...] }`, so that Create reads each order at `$json.body` as after a webhook of its own. */
@@ -127,7 +127,7 @@ function webhookTo<Flow extends string>(flow: Flow, idStem: string, label: strin
 	return { flow, file, webhookPath };
 }
 
-/** The rush workflows; ids are 16 characters like n8n's own. */
+/** The rush workflows; ids are 16 characters like n8n's own, so a flow's name must differ from the others' in its first 10. */
 export function rushWorkflows(sandbox: Credential, paced: Credential, service: Service): Array<RushWorkflow<RushFlow>> {
 	const sending: Record<RushFlow, WorkflowNode> = {
 		create: createNode(sandbox, {}),
@@ -172,7 +172,7 @@ export function steadyWorkflows(sandbox: Credential, header: Credential, service
 	const sending: Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode> = {
 		steadyHttpRequest: httpRequestNode(service, false),
 		steadyUnkeyed: createNode(sandbox, {}),
-		steadyHttpRequestCredential: credentialedHttpRequestNode(service, header),
+		steadyCredentialHttpRequest: credentialedHttpRequestNode(service, header),
 	};
 	return [keyed, ...(Object.keys(sending) as Array<keyof typeof sending>).map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]))];
 }
