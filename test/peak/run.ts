@@ -12,11 +12,13 @@
  * or when keyed Create at the steady state, with no history and with it full, costs more CPU or takes
  * longer at p50 than rushSettings.ts's STEADY_LIMITS allow against the HTTP Request node.
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--concurrency=N] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--concurrency=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
  * steady state alone, `bulk`, `crash`, `timeout` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
- * cloud plans, with which the keyed rush is judged against the unkeyed one; --keep leaves the n8n folder)
+ * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds Create
+ * without the key and the HTTP Request node with a credential to the steady state's rounds,
+ * printed, not judged; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -73,6 +75,8 @@ interface Selection {
 	scenarios: Scenario[];
 	/** n8n's production concurrency limit (`N8N_CONCURRENCY_PRODUCTION_LIMIT`); none: n8n's default, no limit. */
 	concurrencyLimit?: number;
+	/** The steady state's rounds also hold Create without the key and the HTTP Request node with a credential (`--compare`). */
+	compare: boolean;
 	commonFlow: boolean;
 	rush: boolean;
 	steady: boolean;
@@ -92,10 +96,12 @@ function select(args: string[]): Selection {
 	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true };
+	const compare = args.includes('--compare');
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
+		compare,
 		commonFlow: letters.length > 0,
 		rush: words.includes('rush'),
 		steady: words.includes('rush') || words.includes('steady'),
@@ -120,7 +126,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -143,7 +149,7 @@ async function main({ scenarios, concurrencyLimit, commonFlow: withCommonFlow, r
 		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', ...limit });
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
-		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit }) : undefined;
+		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
 		const shapes = withBulk || withCrash || withTimeout ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 

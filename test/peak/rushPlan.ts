@@ -38,19 +38,19 @@ export interface RushOutcome {
 	problems: string[];
 }
 
-export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean; concurrencyLimit?: number }) {
+export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean; concurrencyLimit?: number; compare: boolean }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
 	const steadyAccount = steadyCredential(sandbox, double);
-	const header = headerCredential(double);
+	const header = parts.compare ? headerCredential(double) : undefined;
 	const steady = steadyWorkflows(steadyAccount, header, double);
 	const ids = workflowFilesOf([...flows, ...steady]).map((file) => file.id);
 	const shared = ids.find((id, index) => ids.indexOf(id) !== index);
 	if (shared !== undefined) throw new Error(`Two of test:peak's workflows have the id ${shared}: one would replace the other at import`);
 	return {
 		settings,
-		credentials: [...(parts.flows ? [paced] : []), steadyAccount, header],
+		credentials: [...(parts.flows ? [paced] : []), steadyAccount, ...(header === undefined ? [] : [header])],
 		workflowFiles: workflowFilesOf([...flows, ...steady]),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {

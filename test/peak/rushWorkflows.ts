@@ -5,10 +5,10 @@
  * for rate limits); Create with the budget in its credential (maxRequestsPerSecond); Create in
  * two workflows on one credential, the account refusing with 503 and a Retry-After date; Create
  * again once the account's budget doubled, to find it with the pace (e) taught. And the
- * keyed flow at a shop's steady state beside the HTTP Request node (its Authorization header
- * written in the node, and in a Header Auth credential), and Create without the key; the keyed
- * flow's history is filled first through a second webhook that hands the same Create node a batch
- * of orders.
+ * keyed flow at a shop's steady state beside the HTTP Request node (and, to compare, Create
+ * without the key and the HTTP Request node with its header in a Header Auth credential); the
+ * keyed flow's history is filled first through a second webhook that hands the same Create node a
+ * batch of orders.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -164,17 +164,17 @@ function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, lab
 export type SteadyWorkflows = [RushWorkflow<'steadyKeyed'>, ...Array<RushWorkflow<SteadyFlow>>];
 
 /**
- * The steady state's workflows. The keyed one has a second webhook into the same Create node, so
- * that the history the measured orders meet is the one that node wrote.
+ * The steady state's workflows: keyed Create and the HTTP Request node, and, given the Header Auth
+ * credential, the two flows compared beside them. The keyed one has a second webhook into the
+ * same Create node, so that the history the measured orders meet is the one that node wrote.
  */
-export function steadyWorkflows(sandbox: Credential, header: Credential, service: Service): SteadyWorkflows {
+export function steadyWorkflows(sandbox: Credential, header: Credential | undefined, service: Service): SteadyWorkflows {
 	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), 'Order Batch Webhook (fills the key history)');
-	const sending: Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode> = {
+	const sending: Partial<Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode>> = {
 		steadyHttpRequest: httpRequestNode(service, false),
-		steadyUnkeyed: createNode(sandbox, {}),
-		steadyCredentialHttpRequest: credentialedHttpRequestNode(service, header),
+		...(header === undefined ? {} : { steadyUnkeyed: createNode(sandbox, {}), steadyCredentialHttpRequest: credentialedHttpRequestNode(service, header) }),
 	};
-	return [keyed, ...(Object.keys(sending) as Array<keyof typeof sending>).map((flow) => webhookTo(flow, 'mpRush', RUSH_FLOW_LABELS[flow], sending[flow]))];
+	return [keyed, ...Object.entries(sending).map(([flow, send]) => webhookTo(flow as SteadyFlow, 'mpRush', RUSH_FLOW_LABELS[flow as SteadyFlow], send))];
 }
 
 /**

@@ -3,8 +3,8 @@
  * as after some weeks of orders, so that every execution reads and rewrites the whole row.
  * The history is filled by the node itself (batches of orders through a second webhook into the
  * same Create node), then orders arrive one per webhook call, keyed Create beside the HTTP
- * Request node (and, printed for comparison, Create without the key and the HTTP Request node
- * with its header in a credential), in rounds alternating their order. No budget, and an account of its own
+ * Request node (and, with `--compare`, printed only, Create without the key and the HTTP Request
+ * node with its header in a credential), in rounds alternating their order. No budget, and an account of its own
  * (nothing the rush taught the sandbox account's sender applies): this measures n8n's side.
  * Judged: CPU of n8n's process group per order, read from /proc around each round, from before
  * its first POST until a moment after its last execution ended, summed over each flow's rounds.
@@ -42,17 +42,20 @@ export interface SteadyEnvironment {
 /** A steady state: with no history yet, or with it full. */
 export type SteadyPhase = keyof typeof STEADY_LIMITS;
 
-/** One phase's rounds. */
-export interface PhaseFigures {
-	executionMs: Record<SteadyFlow, { p50: number; p95: number }>;
+/** One flow's rounds in a phase. */
+export interface FlowFigures {
+	executionMs: { p50: number; p95: number };
 	/** CPU of n8n's process group during the flow's rounds, per order delivered in them, in milliseconds. */
-	cpuPerOrderMs: Record<SteadyFlow, number>;
+	cpuPerOrderMs: number;
 	/**
 	 * The flow's executions that started while another of them still ran: a steady state has few,
 	 * while overlapping keyed executions share their store calls, which hides the key's cost.
 	 */
-	overlapping: Record<SteadyFlow, number>;
+	overlapping: number;
 }
+
+/** One phase's rounds, per flow run. */
+export type PhaseFigures = Partial<Record<SteadyFlow, FlowFigures>>;
 
 export interface SteadyFigures {
 	fillOrders: number;
@@ -105,29 +108,31 @@ async function deliverRound(environment: SteadyEnvironment, workflow: SteadyWork
 /** Orders one per webhook call at the steady rate, each flow in turn, in rounds alternating their order. */
 async function measurePhase(environment: SteadyEnvironment, workflows: SteadyWorkflows, settings: RushSettings, phase: SteadyPhase, problems: string[]): Promise<PhaseFigures> {
 	const { double, store } = environment;
-	const delivered = new Map<SteadyFlow, ShopOrder[]>(STEADY_FLOWS.map((flow) => [flow, []]));
-	const cpuMs = Object.fromEntries(STEADY_FLOWS.map((flow) => [flow, 0])) as Record<SteadyFlow, number>;
+	const delivered = new Map<SteadyFlow, ShopOrder[]>(workflows.map((workflow) => [workflow.flow, []]));
+	const cpuMs = new Map<SteadyFlow, number>();
 	for (let round = 0; round < ROUNDS; round++) {
 		for (const workflow of round % 2 === 0 ? workflows : [...workflows].reverse()) {
 			const orders = shopOrders(`STEADY-${phase}-${workflow.flow}-${round + 1}`, ordersPerRound(settings));
 			const { deliveries, cpuMs: roundCpuMs } = await deliverRound(environment, workflow, orders, settings);
-			cpuMs[workflow.flow] += roundCpuMs;
+			cpuMs.set(workflow.flow, (cpuMs.get(workflow.flow) ?? 0) + roundCpuMs);
 			delivered.get(workflow.flow)?.push(...orders);
 			problems.push(...deliveries.filter((delivery) => delivery.problem !== undefined).map((delivery) => `POST of ${delivery.orderId}: ${delivery.problem}`));
 		}
 	}
 
-	const figures: PhaseFigures = { executionMs: {} as PhaseFigures['executionMs'], cpuPerOrderMs: {} as PhaseFigures['cpuPerOrderMs'], overlapping: {} as PhaseFigures['overlapping'] };
+	const figures: PhaseFigures = {};
 	for (const workflow of workflows) {
 		const orders = delivered.get(workflow.flow) ?? [];
 		const queued = queuedTimes(double, orders);
 		if (queued.once !== orders.length) problems.push(`${phase}, ${workflow.flow}: ${orders.length - queued.once} of ${orders.length} orders not queued exactly once, e.g. ${queued.neverIds[0] ?? '(doubled)'}`);
 		const measured = await executionsOf(store, workflow, orders);
 		if (measured.failed.length > 0) problems.push(`${phase}, ${workflow.flow}: ${measured.failed.length} executions failed, e.g. ${measured.failed[0].id}: ${measured.failed[0].nodeErrors.join('; ').slice(0, 200)}`);
-		figures.executionMs[workflow.flow] = measured.executionMs;
-		figures.cpuPerOrderMs[workflow.flow] = cpuMs[workflow.flow] / orders.length;
 		const spans = await environment.executionSpans(workflow.file.id);
-		figures.overlapping[workflow.flow] = startedWhileAnotherRan(measured.outcomes.map((outcome) => spans.get(outcome.id)).filter((span): span is ExecutionSpan => span !== undefined));
+		figures[workflow.flow] = {
+			executionMs: measured.executionMs,
+			cpuPerOrderMs: (cpuMs.get(workflow.flow) ?? 0) / orders.length,
+			overlapping: startedWhileAnotherRan(measured.outcomes.map((outcome) => spans.get(outcome.id)).filter((span): span is ExecutionSpan => span !== undefined)),
+		};
 	}
 	return figures;
 }
@@ -159,6 +164,15 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 	return { fillOrders: filled.length, fillSeconds, historyEntries, orders, phases: { noHistory, historyFull }, problems: problems.slice(0, 8) };
 }
 
+/** With `--compare`: the ratios that split keyed Create's CPU into the key's and the credential's part. */
+function comparedLine({ steadyKeyed: keyed, steadyHttpRequest: http, steadyUnkeyed: unkeyed, steadyCredentialHttpRequest: credentialed }: PhaseFigures): string[] {
+	if (keyed === undefined || http === undefined || unkeyed === undefined || credentialed === undefined) return [];
+	const ratio = (flow: FlowFigures, of: FlowFigures) => (flow.cpuPerOrderMs / of.cpuPerOrderMs).toFixed(2);
+	return [
+		`    CPU per order, not judged: keyed / without the key ${ratio(keyed, unkeyed)}; without the key / HTTP Request node ${ratio(unkeyed, http)}; keyed / HTTP Request node with the credential ${ratio(keyed, credentialed)}; HTTP Request node with the credential / without ${ratio(credentialed, http)}`,
+	];
+}
+
 const PHASE_TITLES: Record<SteadyPhase, string> = { noHistory: 'no history yet', historyFull: 'the history full' };
 
 /** The figures as lines; passes when nothing went wrong and keyed Create stays within `STEADY_LIMITS` in both phases. */
@@ -168,22 +182,26 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 	];
 	let passed = figures.problems.length === 0;
 	for (const phase of Object.keys(STEADY_LIMITS) as SteadyPhase[]) {
-		const { executionMs, cpuPerOrderMs, overlapping } = figures.phases[phase];
+		const flows = figures.phases[phase];
+		const { steadyKeyed: keyed, steadyHttpRequest: http } = flows;
+		if (keyed === undefined || http === undefined) throw new Error('The steady state measured no keyed Create or no HTTP Request node');
 		const limits = STEADY_LIMITS[phase];
-		const flowLine = (flow: SteadyFlow) =>
-			`    ${RUSH_FLOW_LABELS[flow]}: CPU per order ${cpuPerOrderMs[flow].toFixed(1)} ms; execution p50 ${Math.round(executionMs[flow].p50)} ms, p95 ${Math.round(executionMs[flow].p95)} ms; ${overlapping[flow]} of ${figures.orders} started while another of the flow ran`;
-		const ratio = cpuPerOrderMs.steadyKeyed / cpuPerOrderMs.steadyHttpRequest;
-		const p50LimitMs = limits.p50Times * executionMs.steadyHttpRequest.p50 + limits.p50PlusMs;
+		const ratio = keyed.cpuPerOrderMs / http.cpuPerOrderMs;
+		const p50LimitMs = limits.p50Times * http.executionMs.p50 + limits.p50PlusMs;
 		const cpuMet = ratio <= limits.cpuRatio;
-		const p50Met = executionMs.steadyKeyed.p50 <= p50LimitMs;
+		const p50Met = keyed.executionMs.p50 <= p50LimitMs;
 		// The p50 is printed, not judged: on a loaded machine it measures the machine (issue 48 is open on it).
 		passed &&= cpuMet;
-		const cpuRatio = (flow: SteadyFlow, of: SteadyFlow) => (cpuPerOrderMs[flow] / cpuPerOrderMs[of]).toFixed(2);
 		lines.push(
 			`  ${PHASE_TITLES[phase]}:`,
-			...STEADY_FLOWS.map(flowLine),
-			`    keyed / HTTP Request node, CPU per order: ${ratio.toFixed(2)} (at most ${limits.cpuRatio}: ${cpuMet ? 'met' : 'MISSED'}); keyed execution p50 ${Math.round(executionMs.steadyKeyed.p50)} ms (at most ${Math.round(p50LimitMs)} ms: ${p50Met ? 'met' : 'MISSED'})`,
-			`    CPU per order, not judged: keyed / without the key ${cpuRatio('steadyKeyed', 'steadyUnkeyed')}; without the key / HTTP Request node ${cpuRatio('steadyUnkeyed', 'steadyHttpRequest')}; keyed / HTTP Request node with the credential ${cpuRatio('steadyKeyed', 'steadyCredentialHttpRequest')}; HTTP Request node with the credential / without ${cpuRatio('steadyCredentialHttpRequest', 'steadyHttpRequest')}`,
+			...STEADY_FLOWS.flatMap((flow) => {
+				const measured = flows[flow];
+				return measured === undefined
+					? []
+					: [`    ${RUSH_FLOW_LABELS[flow]}: CPU per order ${measured.cpuPerOrderMs.toFixed(1)} ms; execution p50 ${Math.round(measured.executionMs.p50)} ms, p95 ${Math.round(measured.executionMs.p95)} ms; ${measured.overlapping} of ${figures.orders} started while another of the flow ran`];
+			}),
+			`    keyed / HTTP Request node, CPU per order: ${ratio.toFixed(2)} (at most ${limits.cpuRatio}: ${cpuMet ? 'met' : 'MISSED'}); keyed execution p50 ${Math.round(keyed.executionMs.p50)} ms (at most ${Math.round(p50LimitMs)} ms: ${p50Met ? 'met' : 'MISSED'})`,
+			...comparedLine(flows),
 		);
 	}
 	lines.push(...figures.problems.map((problem) => `  ${problem}`));
