@@ -350,11 +350,12 @@ describe('the account’s sender and its gate', () => {
 			return await post(context, request);
 		};
 		const sender = new AccountSender(gate, timed);
-		await Promise.all(['A-0', 'A-1', 'A-2'].map(async (order) => await execution(sender, [order], { ignoreInvalid: false }, 20).done));
+		await Promise.all(['A-0', 'A-1', 'A-2'].map(async (order) => await execution(sender, [order], { ignoreInvalid: false }, 5).done));
 
 		expect(requests).toHaveLength(3);
+		// 0.2 s apart at the gate; a loaded machine may start one request late and the next on time.
 		const gaps = started.slice(1).map((at, index) => at - started[index]);
-		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(45);
+		expect(Math.min(...gaps)).toBeGreaterThanOrEqual(150);
 	});
 });
 

@@ -264,7 +264,7 @@ describe('transaction › create with a Deduplication Key: every fault keeps the
 		});
 	}, 30_000);
 
-	it('never holds n8n’s thread while a fault of the sender repeats: a 1 ms timer fires within 50 ms, and the account serves the others', async () => {
+	it('never holds n8n’s thread while a fault of the sender repeats: a 1 ms timer fires within 250 ms, and the account serves the others', async () => {
 		jest.spyOn(PackingCursor.prototype, 'next').mockImplementation(() => { throw new Error('packing broke'); });
 		let firedAfter = Number.POSITIVE_INFINITY;
 		const started = performance.now();
@@ -273,7 +273,8 @@ describe('transaction › create with a Deduplication Key: every fault keeps the
 		jest.restoreAllMocks();
 		const served = await deliver([2]);
 
-		expect(firedAfter).toBeLessThan(50);
+		// A fault that repeats without yielding would hold the thread for good; 250 ms leaves room for a loaded machine's stalls.
+		expect(firedAfter).toBeLessThan(250);
 		for (const result of broken) expect(result?.main[0].error).toMatch(/^Not sent: packing broke/);
 		expect(served?.main[0]).toMatchObject({ queued: true });
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-2']);
