@@ -4,8 +4,9 @@
  * The history is filled by the node itself (batches of orders through a second webhook into the
  * same Create node), then orders arrive one per webhook call, keyed Create beside the HTTP
  * Request node (and, with `--compare`, printed only, Create without the key and the HTTP Request
- * node with its header in a credential), in rounds alternating their order. No budget, and an account of its own
- * (nothing the rush taught the sandbox account's sender applies): this measures n8n's side.
+ * node with its header in a credential), in rounds alternating their order. No budget, and an
+ * account of its own (nothing the rush taught the sandbox account's sender applies): this
+ * measures n8n's side.
  * Judged: CPU of n8n's process group per order, read from /proc around each round, from before
  * its first POST until a moment after its last execution ended, summed over each flow's rounds.
  */
@@ -165,7 +166,7 @@ export async function measureSteadyState(environment: SteadyEnvironment, workflo
 }
 
 /** With `--compare`: the ratios that split keyed Create's CPU into the key's and the credential's part. */
-function comparedLine({ steadyKeyed: keyed, steadyHttpRequest: http, steadyUnkeyed: unkeyed, steadyCredentialHttpRequest: credentialed }: PhaseFigures): string[] {
+function comparedLines({ steadyKeyed: keyed, steadyHttpRequest: http, steadyUnkeyed: unkeyed, steadyCredentialHttpRequest: credentialed }: PhaseFigures): string[] {
 	if (keyed === undefined || http === undefined || unkeyed === undefined || credentialed === undefined) return [];
 	const ratio = (flow: FlowFigures, of: FlowFigures) => (flow.cpuPerOrderMs / of.cpuPerOrderMs).toFixed(2);
 	return [
@@ -201,7 +202,7 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 					: [`    ${RUSH_FLOW_LABELS[flow]}: CPU per order ${measured.cpuPerOrderMs.toFixed(1)} ms; execution p50 ${Math.round(measured.executionMs.p50)} ms, p95 ${Math.round(measured.executionMs.p95)} ms; ${measured.overlapping} of ${figures.orders} started while another of the flow ran`];
 			}),
 			`    keyed / HTTP Request node, CPU per order: ${ratio.toFixed(2)} (at most ${limits.cpuRatio}: ${cpuMet ? 'met' : 'MISSED'}); keyed execution p50 ${Math.round(keyed.executionMs.p50)} ms (at most ${Math.round(p50LimitMs)} ms: ${p50Met ? 'met' : 'MISSED'})`,
-			...comparedLine(flows),
+			...comparedLines(flows),
 		);
 	}
 	lines.push(...figures.problems.map((problem) => `  ${problem}`));
