@@ -164,6 +164,9 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 		const folder = join(userFolder, 'workflows');
 		await mkdir(folder);
 		const files = [warmUpWorkflow.file, ...runs.map((run) => run.workflow.file), ...commonFlowRuns.map((run) => run.file), ...(rush?.workflowFiles ?? []), ...(shapes?.workflowFiles ?? [])];
+		const ids = files.map((file) => file.id);
+		const shared = ids.find((id, index) => ids.indexOf(id) !== index);
+		if (shared !== undefined) throw new Error(`Two of test:peak's workflows have the id ${shared}: the file of one would replace the other's`);
 		for (const file of files) await writeFile(join(folder, `${file.id}.json`), JSON.stringify(file));
 		log(`Importing ${files.length} workflows, starting n8n ${selectedN8nVersion()} (regular mode, SQLite) and publishing them ...`);
 		await importWorkflows(folder, env);
