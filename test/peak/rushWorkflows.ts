@@ -91,18 +91,17 @@ function createNode(credential: Credential, options: Record<string, unknown>): W
 	});
 }
 
-/** The node settings n8n's editor writes for Retry On Fail. */
-function httpRequestNode(service: Service, retry: boolean): WorkflowNode {
-	const http = node('Send Order Confirmation', 260, 0, { ...HTTP_REQUEST_NODE, parameters: httpRequestParameters('$json.body', service) });
-	return retry ? Object.assign(http, { retryOnFail: true, maxTries: 5, waitBetweenTries: 1000 }) : http;
-}
-
-function credentialedHttpRequestNode(service: Service, credential: Credential): WorkflowNode {
-	return node('Send Order Confirmation', 260, 0, {
+/**
+ * The HTTP Request node sending the order: with `retry`, the node settings n8n's editor writes for
+ * Retry On Fail; with `header`, its Authorization header taken from that Header Auth credential.
+ */
+function httpRequestNode(service: Service, { retry = false, header }: { retry?: boolean; header?: Credential } = {}): WorkflowNode {
+	const http = node('Send Order Confirmation', 260, 0, {
 		...HTTP_REQUEST_NODE,
-		parameters: httpRequestParameters('$json.body', service, 'httpHeaderAuth'),
-		credentials: { httpHeaderAuth: { id: credential.id, name: credential.name } },
+		parameters: httpRequestParameters('$json.body', service, header === undefined ? undefined : 'httpHeaderAuth'),
+		...(header === undefined ? {} : { credentials: { httpHeaderAuth: { id: header.id, name: header.name } } }),
 	});
+	return retry ? Object.assign(http, { retryOnFail: true, maxTries: 5, waitBetweenTries: 1000 }) : http;
 }
 
 function webhookNode(name: string, path: string, y: number): WorkflowNode {
@@ -132,7 +131,7 @@ export function rushWorkflows(sandbox: Credential, paced: Credential, service: S
 	const sending: Record<RushFlow, WorkflowNode> = {
 		create: createNode(sandbox, {}),
 		createKeyed: createNode(sandbox, KEY),
-		httpRequestRetry: httpRequestNode(service, true),
+		httpRequestRetry: httpRequestNode(service, { retry: true }),
 		createPaced: createNode(paced, {}),
 		createTwoWorkflows: createNode(sandbox, {}),
 		createGrownBudget: createNode(sandbox, {}),
@@ -171,8 +170,8 @@ export type SteadyWorkflows = [RushWorkflow<'steadyKeyed'>, ...Array<RushWorkflo
 export function steadyWorkflows(sandbox: Credential, header: Credential | undefined, service: Service): SteadyWorkflows {
 	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), 'Order Batch Webhook (fills the key history)');
 	const sending: Partial<Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode>> = {
-		steadyHttpRequest: httpRequestNode(service, false),
-		...(header === undefined ? {} : { steadyUnkeyed: createNode(sandbox, {}), steadyCredentialHttpRequest: credentialedHttpRequestNode(service, header) }),
+		steadyHttpRequest: httpRequestNode(service),
+		...(header === undefined ? {} : { steadyUnkeyed: createNode(sandbox, {}), steadyCredentialHttpRequest: httpRequestNode(service, { header }) }),
 	};
 	return [keyed, ...Object.entries(sending).map(([flow, send]) => webhookTo(flow as SteadyFlow, 'mpRush', RUSH_FLOW_LABELS[flow as SteadyFlow], send))];
 }
