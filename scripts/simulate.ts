@@ -1,12 +1,13 @@
 /**
  * The simulation of the account's sending (test/simulation) at any size, or one case replayed.
  *
- * Usage: npm run test:simulate -- [--runs N] [--seed S] [--path P] [--skip check,check] [--trace]
+ * Usage: npm run test:simulate -- [--runs N] [--seed S] [--path P] [--skip check,check] [--trace] [--census]
  * --runs: cases to draw (default 10,000), shared out among one jest process per processor, each
  * with a seed of its own (S, S + 1, …; each prints its seed on a failure); --seed and --path: the
  * ones a failure printed, to replay it; --skip: checks to leave out (their names lead each
  * problem), to search past a known one; --trace: print every call of n8n's store (with --path, a
- * replayed case's).
+ * replayed case's); --census: run every case whatever it shows, and print per check the cases that
+ * showed it and the first.
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -15,7 +16,7 @@ const options = new Map<string, string>();
 const args = process.argv.slice(2);
 for (let index = 0; index < args.length; index++) {
 	const [name, inline] = args[index].replace(/^--/, '').split('=', 2);
-	options.set(name, name === 'trace' ? '1' : (inline ?? args[++index]));
+	options.set(name, name === 'trace' || name === 'census' ? '1' : (inline ?? args[++index]));
 }
 const runs = Number(options.get('runs') ?? 10_000);
 const seed = Number(options.get('seed') ?? Date.now() % 1_000_000);
@@ -31,6 +32,7 @@ function shard(index: number): Promise<number> {
 	if (options.has('path')) env.SIMULATION_PATH = options.get('path');
 	if (options.has('skip')) env.SIMULATION_SKIP = options.get('skip');
 	if (options.has('trace')) env.SIMULATION_TRACE = '1';
+	if (options.has('census')) env.SIMULATION_CENSUS = '1';
 	const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), 'test/simulation'], { env, stdio: 'inherit' });
 	return new Promise((resolve) => jest.on('exit', (code) => resolve(code ?? 1)));
 }

@@ -1,22 +1,56 @@
 /**
  * The cases the simulation draws: deliveries of a few orders (the same order again, during and
- * after), a bulk now and then, keyed and not, on one to three processes; the service's answers;
- * store calls and methods of the sender's own code that fail; stops and n8n's workflow timeout.
- * Small numbers on purpose: a race needs two or three actors, and shrinking reads best short.
+ * after), a bulk now and then (up to a few hundred orders), keyed and not, with the options that
+ * change sending, on one to ten processes; the service's answers as users meet them, a gateway's
+ * included; n8n's store failing or slow at any call; methods of the sender's own code that fail;
+ * stops and n8n's workflow timeout. Small numbers where a race needs only two or three actors,
+ * and shrinking reads best short.
  */
 import fc from 'fast-check';
 
-import type { Answer, Delivery, SimulationCase } from './model';
+import type { Answer, Delivery, RetryAfter, SimulationCase } from './model';
 import { FAULT_METHODS } from './world';
-import { BULK_ORDERS } from './checks';
+import { BULK_ORDERS, LARGE_ORDER } from './checks';
 
-const ANSWERS: readonly Answer[] = ['taken', 'declined', 'tooMany', 'unavailable', 'tooLarge', 'unreachable', 'brokenAfter', 'serverError', 'garbled'];
+const retryAfter: fc.Arbitrary<RetryAfter | undefined> = fc.oneof(
+	fc.constant(undefined),
+	fc.constantFrom(0, 1, 1.5, 2, 0.2).map((seconds) => ({ seconds })),
+	fc.constantFrom(-5000, 2000, 4000).map((dateInMs) => ({ dateInMs })),
+	fc.constantFrom('soon', '-1', '1e3').map((text) => ({ text })),
+);
 
-const order = fc.integer({ min: 0, max: 4 }).map((number) => `order-${number}`);
+/** What a gateway in front of an API adds, and the statuses the spec does not name. */
+const OTHER_STATUSES = [301, 302, 303, 307, 400, 401, 403, 404, 408, 409, 422, 500, 501, 502, 504, 507, 520, 521, 522, 523, 524, 525, 526, 527];
+
+const answer: fc.Arbitrary<Answer> = fc.oneof(
+	{ weight: 3, arbitrary: fc.constantFrom(201, 202).map((status): Answer => ({ kind: 'taken', status })) },
+	{ weight: 4, arbitrary: fc.constant<Answer>({ kind: 'declined' }) },
+	{ weight: 6, arbitrary: fc.record({ status: fc.constantFrom<429 | 503>(429, 503), retryAfter }, { requiredKeys: ['status'] }).map((refused): Answer => ({ kind: 'refused', ...refused })) },
+	{ weight: 1, arbitrary: fc.constant<Answer>({ kind: 'tooLarge' }) },
+	{ weight: 2, arbitrary: fc.constant<Answer>({ kind: 'unreachable' }) },
+	{ weight: 2, arbitrary: fc.boolean().map((acted): Answer => ({ kind: 'broken', acted })) },
+	{ weight: 1, arbitrary: fc.boolean().map((acted): Answer => ({ kind: 'silent', acted })) },
+	// A 4xx is the service's refusal: it acted on nothing.
+	{ weight: 4, arbitrary: fc.record({ status: fc.constantFrom(...OTHER_STATUSES), acted: fc.boolean() }).map(({ status, acted }): Answer => ({ kind: 'status', status, acted: acted && !(status >= 400 && status < 500) })) },
+	{
+		weight: 2,
+		arbitrary: fc
+			.record({ status: fc.constantFrom(200, 200, 202, 204), body: fc.constantFrom<'garbled' | 'errorObject' | 'fewer' | 'more' | 'empty'>('garbled', 'errorObject', 'fewer', 'more', 'empty') })
+			.map((unreadable): Answer => ({ kind: 'unreadable', ...unreadable })),
+	},
+);
+
+/** A few orders; now and then one whose key reads like another's "sent" mark, or one too large for a probe. */
+const order = fc.oneof(
+	{ weight: 12, arbitrary: fc.integer({ min: 0, max: 4 }).map((number) => `order-${number}`) },
+	{ weight: 1, arbitrary: fc.integer({ min: 0, max: 4 }).map((number) => `sent order-${number}`) },
+	{ weight: 1, arbitrary: fc.integer({ min: 0, max: 1 }).map((number) => `${LARGE_ORDER}${number}`) },
+);
 
 const orders = fc.oneof(
-	{ weight: 6, arbitrary: fc.array(order, { minLength: 1, maxLength: 3 }) },
-	{ weight: 1, arbitrary: fc.integer({ min: BULK_ORDERS + 1, max: BULK_ORDERS + 15 }).map((count) => Array.from({ length: count }, (_, index) => `bulk-${index}`)) },
+	{ weight: 12, arbitrary: fc.array(order, { minLength: 1, maxLength: 3 }) },
+	{ weight: 2, arbitrary: fc.integer({ min: BULK_ORDERS + 1, max: BULK_ORDERS + 15 }).map((count) => Array.from({ length: count }, (_, index) => `bulk-${index}`)) },
+	{ weight: 1, arbitrary: fc.integer({ min: 100, max: 300 }).map((count) => Array.from({ length: count }, (_, index) => `bulk-${index}`)) },
 );
 
 const delivery = (processes: number): fc.Arbitrary<Delivery> =>
@@ -26,25 +60,32 @@ const delivery = (processes: number): fc.Arbitrary<Delivery> =>
 			atMs: fc.integer({ min: 0, max: 3000 }),
 			orders,
 			keyed: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-			maxWaitSeconds: fc.constantFrom(1, 3, 30),
+			maxWaitSeconds: fc.constantFrom(1, 2, 3, 5, 30),
 			stopAfterMs: fc.integer({ min: 0, max: 4000 }),
+			ignoreInvalid: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+			dryRun: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+			maxRequestBytes: fc.constantFrom(1024, 5000, 50_000),
 		},
-		{ requiredKeys: ['process', 'atMs', 'orders', 'keyed', 'maxWaitSeconds'] },
+		{ requiredKeys: ['process', 'atMs', 'orders', 'keyed', 'maxWaitSeconds', 'ignoreInvalid', 'dryRun'] },
 	);
 
-export const simulationCase: fc.Arbitrary<SimulationCase> = fc.integer({ min: 1, max: 3 }).chain((processes) =>
+const processCount = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 4, max: 10 }) });
+
+export const simulationCase: fc.Arbitrary<SimulationCase> = processCount.chain((processes) =>
 	fc.record(
 		{
 			processes: fc.constant(processes),
-			deliveries: fc.array(delivery(processes), { minLength: 1, maxLength: 6 }),
-			answers: fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant<Answer>('taken') }, { weight: 4, arbitrary: fc.constantFrom(...ANSWERS) }), { maxLength: 10 }),
-			storeFaults: fc.array(fc.record({ call: fc.integer({ min: 1, max: 24 }), when: fc.constantFrom<'beforeWrite' | 'afterWrite'>('beforeWrite', 'afterWrite') }), { maxLength: 3 }),
+			deliveries: fc.array(delivery(processes), { minLength: 1, maxLength: Math.max(6, 2 * processes) }),
+			answers: fc.array(fc.oneof({ weight: 5, arbitrary: fc.constant<Answer>({ kind: 'taken', status: 200 }) }, { weight: 4, arbitrary: answer }), { maxLength: 12 }),
+			storeFaults: fc.array(fc.record({ call: fc.integer({ min: 1, max: 60 }), when: fc.constantFrom<'beforeWrite' | 'afterWrite'>('beforeWrite', 'afterWrite') }), { maxLength: 3 }),
+			storeDelays: fc.array(fc.record({ call: fc.integer({ min: 1, max: 60 }), ms: fc.integer({ min: 100, max: 5000 }) }), { maxLength: 2 }),
 			codeFaults: fc.array(fc.record({ method: fc.constantFrom(...FAULT_METHODS), call: fc.integer({ min: 1, max: 4 }) }), { maxLength: 2 }),
+			paces: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 5, 10) }), { minLength: processes, maxLength: processes }),
 			workflowTimeoutMs: fc.integer({ min: 100, max: 6000 }),
 			randomSeed: fc.integer(),
 			fullHistory: fc.boolean(),
 			commandLine: fc.boolean(),
 		},
-		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'codeFaults', 'randomSeed', 'fullHistory', 'commandLine'] },
+		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'paces', 'randomSeed', 'fullHistory', 'commandLine'] },
 	),
 );

@@ -14,10 +14,22 @@
  * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
  * - an execution waited for other orders to gather at most `GATHER_LIMIT_MS` before each
  *   recording call of its process's store while it ran (each gathering ends in a request's
- *   claim), and once more before it was given up.
+ *   claim), and once more before it was given up;
+ * - an execution never waits past Max Wait Seconds since the service last reported on its
+ *   transactions, its own requests' and its process's store calls' time not counted;
+ * - after a 429 or 503 a process sends nothing for the pause the service asked (`Retry-After`,
+ *   whole seconds or not, or a date) and at least a backoff's first 250 ms;
+ * - while a process waits for the account to take a request after a refusal, each request it
+ *   sends carries at most `PROBE_BYTES`, and one at a time.
+ *
+ * An excuse names a documented limit (docs/behaviour.md, Limits), and is as narrow as it: n8n's
+ * store across processes (a write over a row another process changed since its read, or a read
+ * mark another process found). Each excused problem is counted per check, for the run to print.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
-import { ACTED } from './model';
+import { PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
+import type { RequestRecord } from './model';
+import { acted as actedOn, isRefusal, leftOpen, pauseAskedMs } from './model';
 import { HELD_LIMIT_MS } from './heldThread';
 import type { Execution, World } from './world';
 import { REDELIVERY_LIMIT_MS } from './world';
@@ -28,6 +40,15 @@ const GATHERED = "orders arriving meanwhile were gathered";
 
 /** An execution with more orders than this is a bulk, whose requests a one-order execution must not ride in. */
 export const BULK_ORDERS = 10;
+
+/** Orders so named are larger than a probe may be. */
+export const LARGE_ORDER = 'large-';
+
+/** What the checks found, and the problems a documented limit excused, counted per check. */
+export interface Findings {
+	problems: string[];
+	excused: Map<string, number>;
+}
 
 type Said = 'queued' | 'declined' | 'notSent' | 'unknown' | 'alreadySent' | 'skipped';
 
@@ -55,7 +76,19 @@ const ordersOf = (execution: Execution) => execution.delivery.orders;
  * past a problem already known.
  */
 export function problemsOf(world: World): string[] {
+	return findingsOf(world).problems;
+}
+
+export function findingsOf(world: World): Findings {
 	const problems: string[] = [];
+	const excused = new Map<string, number>();
+	/** Adds the problem unless the store's documented limit touched `order`; then counts it as excused. */
+	const unlessStoreLimit = (order: string, problem: string, readMarks = false) => {
+		if (record.overwrittenOrders.has(order) || (readMarks && record.readMarkOrders.has(order))) {
+			const check = problem.slice(0, problem.indexOf(':'));
+			excused.set(check, (excused.get(check) ?? 0) + 1);
+		} else problems.push(problem);
+	};
 	const { record, executions } = world;
 	const unknownOrders = new Set<string>();
 	/** Orders an item of the case (not a redelivery) told to check in the platform and send with another key, and those it said may be reported sent. */
@@ -85,7 +118,7 @@ export function problemsOf(world: World): string[] {
 			const where = `${name}, item ${item} (${order})`;
 			const queuedHere = record.queuedItems.get(`${execution.index}:${item}`) ?? 0;
 			const requests = record.requestsCarrying(execution.index, item);
-			const acted = requests.filter((request) => ACTED[request.answer]).length;
+			const acted = requests.filter((request) => actedOn(request.answer)).length;
 			if (queuedHere > 1) problems.push(`doubled: ${where}: the service queued it ${queuedHere} times`);
 			if (said === 'queued' && queuedHere !== 1) problems.push(`queued: ${where} says queued, but the service did not queue it`);
 			if (execution.again && said === 'notSent') problems.push(`wedge: ${where} was not sent when delivered again with the service taking everything: "${text}"`);
@@ -93,9 +126,9 @@ export function problemsOf(world: World): string[] {
 			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it|could not be released.*another key/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
 			if (said === 'unknown') {
 				unknownOrders.add(order);
-				if (acted === 0) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but no request that carried it reached the service: ${requests.map((request) => request.answer).join(', ') || 'none left'}`);
+				if (!requests.some((request) => leftOpen(request.answer))) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but every request that carried it was answered as not acted on: ${requests.map((request) => JSON.stringify(request.answer)).join(', ') || 'none left'}`);
 			}
-			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0 && !toldMarkMayStay.has(order) && !record.storeLimitKeys.has(order)) problems.push(`alreadySent: ${where} says "${text}", but the service never queued ${order}`);
+			if (said === 'alreadySent' && (record.queuedOrders.get(order) ?? 0) === 0 && !toldMarkMayStay.has(order)) unlessStoreLimit(order, `alreadySent: ${where} says "${text}", but the service never queued ${order}`, true);
 			const waited = /waited ([\d.]+) s for the account's requests \(Max Wait Seconds\)/.exec(text);
 			if (waited !== null) problems.push(...maxWaitProblems(world, execution, where));
 		});
@@ -105,19 +138,19 @@ export function problemsOf(world: World): string[] {
 		ordersOf(execution).forEach((order, item) => keyedQueued.set(order, (keyedQueued.get(order) ?? 0) + (record.queuedItems.get(`${execution.index}:${item}`) ?? 0)));
 	}
 	for (const [order, times] of keyedQueued) {
-		if (record.storeLimitKeys.has(order)) continue;
-		if (times > 1) problems.push(`doubled: keyed order ${order} was queued ${times} times`);
+		if (times > 1) unlessStoreLimit(order, `doubled: keyed order ${order} was queued ${times} times`);
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order)) {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
-			problems.push(`lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${world.store.entries.includes(order) ? 'its key is in the store' : 'its key is not in the store'}; ${items.join('; ')}`);
+			unlessStoreLimit(order, `lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${items.join('; ')}`, true);
 		}
 	}
 	problems.push(...bulkProblems(world));
-	for (const execution of executions) problems.push(...gatheredProblems(world, execution));
+	for (const execution of executions) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
+	problems.push(...pauseProblems(world), ...probeProblems(world));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
-	return problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':'))));
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused };
 }
 
 /** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */
@@ -165,3 +198,98 @@ function bulkProblems(world: World): string[] {
 	}
 	return problems;
 }
+
+/** The spans `[startMs, endMs]` cover of `fromMs` to `toMs`. */
+function coveredMs(spans: ReadonlyArray<{ startMs: number; endMs: number }>, fromMs: number, toMs: number): number {
+	let covered = 0;
+	let until = fromMs;
+	for (const { startMs, endMs } of [...spans].sort((a, b) => a.startMs - b.startMs)) {
+		const start = Math.max(startMs, until);
+		const end = Math.min(endMs, toMs);
+		if (end > start) covered += end - start;
+		until = Math.max(until, Math.min(endMs, toMs));
+	}
+	return covered;
+}
+
+/**
+ * An execution waits no longer than Max Wait Seconds since the service last reported on its
+ * transactions (or since its start), less the time its own requests and its process's store
+ * calls were under way, with each gathering's room and, under `n8n execute`, its keys' first
+ * rounds after its last request.
+ */
+function overdueProblems(world: World, execution: Execution): string[] {
+	const { startedAtMs, returnedAtMs, delivery, again } = execution;
+	if (again || startedAtMs === undefined || returnedAtMs === undefined || delivery.dryRun) return [];
+	const own = world.record.requests.filter((request) => request.carried.some((carried) => carried.delivery === execution.index));
+	const busy = [
+		...own.map((request) => ({ startMs: request.sentAtMs, endMs: request.answeredAtMs ?? returnedAtMs })),
+		...world.record.storeSpans.filter((span) => span.process === delivery.process),
+	];
+	const reported = (request: RequestRecord) => request.answer.kind === 'taken' || (request.answer.kind === 'declined' && delivery.ignoreInvalid);
+	const resets = own.filter(reported).map((request) => request.answeredAtMs ?? returnedAtMs);
+	const bounds = [startedAtMs, ...resets.filter((atMs) => atMs > startedAtMs && atMs < returnedAtMs).sort((a, b) => a - b), returnedAtMs];
+	const problems: string[] = [];
+	for (let index = 1; index < bounds.length; index++) {
+		const [fromMs, toMs] = [bounds[index - 1], bounds[index]];
+		const waitedMs = toMs - fromMs - coveredMs(busy, fromMs, toMs);
+		const recordings = world.record.recordingsAtMs.filter(({ process, atMs }) => process === delivery.process && atMs >= fromMs && atMs <= toMs).length;
+		const limitMs = delivery.maxWaitSeconds * 1000 + GATHER_LIMIT_MS * (recordings + 1) + (world.simulated.commandLine ? COMMAND_LINE_ROUNDS_MS : 0);
+		if (waitedMs > limitMs) problems.push(`overdue: execution ${execution.index} on process ${delivery.process} waited ${waitedMs} ms from ${fromMs - startedAtMs} ms after its start beside its own requests and its process's store calls, over Max Wait Seconds (${delivery.maxWaitSeconds} s) and ${limitMs - delivery.maxWaitSeconds * 1000} ms of gathering`);
+	}
+	return problems;
+}
+
+/** Under `n8n execute`, an execution waits for its keys' first confirmation round and removal rounds (keyRounds.ts): at most this long. */
+const COMMAND_LINE_ROUNDS_MS = 1500;
+
+/** A request of `process` that started after `afterMs`, before `beforeMs`. */
+const sentBetween = (requests: readonly RequestRecord[], afterMs: number, beforeMs: number) => requests.filter((request) => request.sentAtMs > afterMs && request.sentAtMs < beforeMs);
+
+/** The requests of each process, in the order they left. */
+function requestsPerProcess(world: World): RequestRecord[][] {
+	const per = Array.from({ length: world.simulated.processes }, (): RequestRecord[] => []);
+	for (const request of world.record.requests) per[request.process].push(request);
+	return per;
+}
+
+/** After a 429 or 503, a process sends nothing until the pause the service asked, and at least the first backoff's, has passed. */
+function pauseProblems(world: World): string[] {
+	const problems: string[] = [];
+	for (const requests of requestsPerProcess(world)) {
+		for (const refused of requests) {
+			const { answer, answeredAtMs } = refused;
+			if (answer.kind !== 'refused' || answeredAtMs === undefined) continue;
+			const pauseMs = pauseAskedMs(answer.retryAfter);
+			const early = sentBetween(requests, answeredAtMs, answeredAtMs + pauseMs);
+			if (early.length > 0) problems.push(`pause: request ${refused.number} was answered ${answer.status} with Retry-After ${JSON.stringify(answer.retryAfter ?? 'absent')}, and process ${refused.process} sent ${early.length} requests within ${pauseMs} ms of it, the first ${early[0].sentAtMs - answeredAtMs} ms after`);
+		}
+	}
+	return problems;
+}
+
+/** Whether an answer teaches the account's gate that it takes requests again: any HTTP answer but a 429 or 503. */
+const answeredOtherThanRefusal = (request: RequestRecord) => !isRefusal(request.answer) && !['unreachable', 'broken', 'silent'].includes(request.answer.kind);
+
+/**
+ * After a refusal, until the account takes a request sent since, a process risks one request at
+ * a time of at most `PROBE_BYTES` (docs/behaviour.md, The Account's Requests).
+ */
+function probeProblems(world: World): string[] {
+	const problems: string[] = [];
+	for (const requests of requestsPerProcess(world)) {
+		for (const refused of requests) {
+			if (!isRefusal(refused.answer) || refused.answeredAtMs === undefined) continue;
+			const refusedAtMs = refused.answeredAtMs;
+			const accepted = requests.filter((request) => request.sentAtMs >= refusedAtMs && answeredOtherThanRefusal(request) && request.answeredAtMs !== undefined);
+			const acceptedAtMs = Math.min(Number.POSITIVE_INFINITY, ...accepted.map((request) => request.answeredAtMs ?? Number.POSITIVE_INFINITY));
+			for (const probe of sentBetween(requests, refusedAtMs, acceptedAtMs)) {
+				if (probe.bytes > PROBE_BYTES) problems.push(`probe: request ${probe.number} of process ${probe.process} carried ${probe.bytes} bytes (${probe.carried.length} transactions) after request ${refused.number}'s refusal, before the account took one, over ${PROBE_BYTES}`);
+				const beside = requests.filter((other) => other !== probe && other.sentAtMs <= probe.sentAtMs && (other.answeredAtMs ?? Number.POSITIVE_INFINITY) > probe.sentAtMs);
+				if (beside.length > 0) problems.push(`probe: request ${probe.number} of process ${probe.process} left after request ${refused.number}'s refusal beside request ${beside[0].number}, still under way`);
+			}
+		}
+	}
+	return problems;
+}
+

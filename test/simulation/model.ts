@@ -11,36 +11,82 @@ import type { Scheduler } from 'fast-check';
 /** `npm run test:simulate -- --trace`: every store call, for reading a replayed case. */
 const tracing = process.env.SIMULATION_TRACE === '1';
 
-/** How the service answers a request (by the request's number in the case; later ones are taken). */
+/**
+ * How the service (or a gateway in front of it) answers a request, by the request's number in
+ * the case; later ones are taken. `acted`: whether the service queued the transactions before
+ * the answer, which only the kinds that leave it open draw.
+ */
 export type Answer =
-	| 'taken'
-	/** Every transaction reported `queued: false`. */
-	| 'declined'
-	| 'tooMany'
-	/** 503 with an HTTP-date Retry-After. */
-	| 'unavailable'
-	| 'tooLarge'
+	| { kind: 'taken'; status: number }
+	/** Every transaction reported `queued: false`; with Ignore Invalid Transactions off, a 400 for the whole request. */
+	| { kind: 'declined' }
+	/** 429 or 503, with the `Retry-After` drawn (absent when undefined). */
+	| { kind: 'refused'; status: 429 | 503; retryAfter?: RetryAfter }
+	| { kind: 'tooLarge' }
 	/** The connection was refused: nothing left. */
-	| 'unreachable'
-	/** The service queued the transactions, then the connection broke before the answer. */
-	| 'brokenAfter'
-	/** 500 after the service queued them. */
-	| 'serverError'
-	/** 200 with a body that cannot be read; the service queued them. */
-	| 'garbled';
+	| { kind: 'unreachable' }
+	/** The connection broke after the request left. */
+	| { kind: 'broken'; acted: boolean }
+	/** No answer: the request times out after the transport's 120 s. */
+	| { kind: 'silent'; acted: boolean }
+	/** Any other status: 3xx, 4xx, 5xx, a gateway's 502 to 527. */
+	| { kind: 'status'; status: number; acted: boolean }
+	/** 2xx whose body cannot be matched to the transactions: not JSON, an error object, fewer or more reports, an empty 204. */
+	| { kind: 'unreadable'; status: number; body: 'garbled' | 'errorObject' | 'fewer' | 'more' | 'empty' };
+
+/** `Retry-After` as a service may send it: seconds (whole or not), an HTTP date in the past or future, or text no one can read. */
+export type RetryAfter = { seconds: number } | { text: string } | { dateInMs: number };
 
 /** Whether the service acted on a request so answered: its transactions were queued. */
-export const ACTED: Readonly<Record<Answer, boolean>> = {
-	taken: true,
-	declined: false,
-	tooMany: false,
-	unavailable: false,
-	tooLarge: false,
-	unreachable: false,
-	brokenAfter: true,
-	serverError: true,
-	garbled: true,
-};
+export function acted(answer: Answer): boolean {
+	switch (answer.kind) {
+		case 'taken':
+		case 'unreadable':
+			return true;
+		case 'broken':
+		case 'silent':
+		case 'status':
+			return answer.acted;
+		default:
+			return false;
+	}
+}
+
+/**
+ * Whether the service may have acted on a request so answered, as far as its sender can tell:
+ * anything but a refusal (429, 503, 413, another 4xx), a connection never made and a report that
+ * none was queued.
+ */
+export function leftOpen(answer: Answer): boolean {
+	switch (answer.kind) {
+		case 'refused':
+		case 'tooLarge':
+		case 'unreachable':
+		case 'declined':
+			return false;
+		case 'status':
+			return answer.status < 400 || answer.status >= 500;
+		default:
+			return true;
+	}
+}
+
+/** Whether an answer is a refusal for the account's rate or an outage (429, 503): the account pauses. */
+export const isRefusal = (answer: Answer) => answer.kind === 'refused';
+
+/**
+ * The least pause after a refusal before the process sends again, in ms: what the service's
+ * `Retry-After` asks (capped at the transport's 30 s), and never less than the first backoff's
+ * floor (250 ms), whatever it says or when it says nothing readable.
+ */
+export function pauseAskedMs(retryAfter: RetryAfter | undefined): number {
+	const floor = 250;
+	if (retryAfter === undefined || 'text' in retryAfter) return floor;
+	const asked = 'seconds' in retryAfter ? retryAfter.seconds * 1000 : retryAfter.dateInMs;
+	// An HTTP date has whole seconds: the date drawn was rounded down when written.
+	const rounding = 'dateInMs' in retryAfter ? 1000 : 0;
+	return Math.max(floor, Math.min(30_000, asked) - rounding);
+}
 
 /** One delivery of orders to Create: an execution on a process, started at `atMs`. */
 export interface Delivery {
@@ -51,12 +97,22 @@ export interface Delivery {
 	maxWaitSeconds: number;
 	/** A user stops the execution then (ms after its start). */
 	stopAfterMs?: number;
+	/** Create's options that change sending: off, one invalid transaction fails its whole request. */
+	ignoreInvalid: boolean;
+	dryRun: boolean;
+	maxRequestBytes?: number;
 }
 
 /** A store call (by its number in the case) that fails before its write, or whose answer is lost after it. */
 export interface StoreFault {
 	call: number;
 	when: 'beforeWrite' | 'afterWrite';
+}
+
+/** A store call (by its number in the case) that takes `ms` of the clock before it reads the row (a busy database). */
+export interface StoreDelay {
+	call: number;
+	ms: number;
 }
 
 /** A method of the sender's own code that throws at its `call`th call in the case. */
@@ -70,7 +126,10 @@ export interface SimulationCase {
 	deliveries: Delivery[];
 	answers: Answer[];
 	storeFaults: StoreFault[];
+	storeDelays: StoreDelay[];
 	codeFaults: CodeFault[];
+	/** Each process's credential's Max Requests per Second (0: not set). */
+	paces: number[];
 	/** n8n's workflow timeout (Settings › Timeout Workflow), when set: every execution is cancelled that long after its start. */
 	workflowTimeoutMs?: number;
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
@@ -92,10 +151,15 @@ export interface RequestRecord {
 	number: number;
 	process: number;
 	carried: Carried[];
+	/** The body's size: after a refusal, only a small probe (or one transaction alone) may go. */
+	bytes: number;
 	answer: Answer;
 	sentAtMs: number;
 	answeredAtMs?: number;
 }
+
+/** The order an entry of n8n's store is about: a key's, or a "sent" mark's. */
+export const orderOfEntry = (entry: string) => entry.replace(/^(sent|key) /, '');
 
 /** What happened, as the checks read it. */
 export class CaseRecord {
@@ -106,13 +170,26 @@ export class CaseRecord {
 
 	readonly queuedItems = new Map<string, number>();
 
-	/** Entries an overlapping store call may have lost or brought back: the documented limit of n8n's store across processes. */
-	readonly storeLimitKeys = new Set<string>();
+	/**
+	 * The documented limit of n8n's store across processes (docs/behaviour.md, Limits): orders
+	 * whose entry a write over a row another process changed since its read did flip (erased
+	 * again, or brought back), or that two such calls both recorded as new.
+	 */
+	readonly overwrittenOrders = new Set<string>();
+
+	/**
+	 * The other documented limit: orders whose "sent" mark, recorded by another process only to
+	 * read the store while the service had not queued the order, a process found.
+	 */
+	readonly readMarkOrders = new Set<string>();
 
 	storeCalls = 0;
 
 	/** When each process's recording calls of n8n's store started: a claim's gathering ends in one. */
 	readonly recordingsAtMs: Array<{ process: number; atMs: number }> = [];
+
+	/** Each store call's span on the clock, from its start to its end. */
+	readonly storeSpans: Array<{ process: number; startMs: number; endMs: number }> = [];
 
 	queue(carried: Carried): void {
 		this.queuedOrders.set(carried.order, (this.queuedOrders.get(carried.order) ?? 0) + 1);
@@ -134,17 +211,30 @@ export class StoreRow {
 		private readonly record: CaseRecord,
 		private readonly scheduler: Scheduler,
 		private readonly faults: readonly StoreFault[],
+		private readonly delays: readonly StoreDelay[],
 		/** Whether faults strike and the scheduler decides when the call ends (the redelivery after the case runs without, its calls ending at once). */
 		private readonly faulty: () => boolean,
 	) {}
 
-	/** Which process's call last added each entry. */
-	private readonly addedBy = new Map<string, number>();
+	/** Which process's call last added each entry, and whether the service had queued its order then. */
+	private readonly addedBy = new Map<string, { process: number; orderQueued: boolean }>();
 
 	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed` by `process`. */
 	async call(process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
 		const number = ++this.record.storeCalls;
-		if (kind === 'record') this.record.recordingsAtMs.push({ process, atMs: Date.now() });
+		const span = { process, startMs: Date.now(), endMs: Date.now() };
+		this.record.storeSpans.push(span);
+		try {
+			if (kind === 'record') this.record.recordingsAtMs.push({ process, atMs: Date.now() });
+			const delayMs = this.faulty() ? this.delays.find((candidate) => candidate.call === number)?.ms : undefined;
+			if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
+			return await this.readAndWrite(number, process, kind, keys, maxEntries);
+		} finally {
+			span.endMs = Date.now();
+		}
+	}
+
+	private async readAndWrite(number: number, process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
 		const readVersion = this.version;
@@ -154,9 +244,9 @@ export class StoreRow {
 		const recordedBefore = keys.filter((key) => known.has(key));
 		const written =
 			kind === 'remove' ? read.filter((entry) => !keys.includes(entry)) : [...read, ...keys.filter((key, index) => !known.has(key) && keys.indexOf(key) === index)].slice(-maxEntries);
-		if (this.version !== readVersion) this.noteStale(read, keys);
+		if (this.version !== readVersion) this.noteStale(read, written, kind === 'record' ? keys : []);
 		this.noteReadMarks(process, recordedBefore);
-		for (const key of written) if (!known.has(key)) this.addedBy.set(key, process);
+		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { process, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
 		this.entries = written;
 		this.version++;
 		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${fault?.when ?? ''} -> [${written.join(', ')}]`);
@@ -167,22 +257,28 @@ export class StoreRow {
 	/**
 	 * n8n's store offers no way to read an entry without writing it, so a process reads a "sent"
 	 * mark by recording it and removes it again where it was new: another process's reading
-	 * meanwhile finds it, as if the order had been sent. That is the store's limit too.
+	 * meanwhile finds it, as if the order had been sent. Only a mark recorded while the service
+	 * had not queued its order misleads.
 	 */
 	private noteReadMarks(process: number, recordedBefore: readonly string[]): void {
 		for (const entry of recordedBefore) {
-			if (entry.startsWith('sent ') && this.addedBy.get(entry) !== process) this.record.storeLimitKeys.add(entry.slice('sent '.length));
+			const added = this.addedBy.get(entry);
+			if (entry.startsWith('sent ') && added !== undefined && added.process !== process && !added.orderQueued) this.record.readMarkOrders.add(orderOfEntry(entry));
 		}
 	}
 
 	/**
-	 * A write over a row another call changed since this one read it decides wrongly the entries
-	 * changed meanwhile (erased again, or brought back) and may meet another call's claim of its own.
+	 * A write over a row another call changed since this one read it flips the entries changed
+	 * meanwhile (erases one added, brings back one removed), and a key it records as new may
+	 * have been recorded as new by the other call too: only those orders are the store's limit.
 	 */
-	private noteStale(read: readonly string[], keys: readonly string[]): void {
+	private noteStale(read: readonly string[], written: readonly string[], recorded: readonly string[]): void {
 		const now = new Set(this.entries);
 		const before = new Set(read);
-		const changed = [...keys, ...this.entries.filter((key) => !before.has(key)), ...read.filter((key) => !now.has(key))];
-		for (const key of changed) this.record.storeLimitKeys.add(key.replace(/^sent /, ''));
+		const after = new Set(written);
+		const erased = this.entries.filter((entry) => !before.has(entry) && !after.has(entry));
+		const broughtBack = written.filter((entry) => !now.has(entry) && before.has(entry));
+		const bothNew = recorded.filter((entry) => !before.has(entry) && now.has(entry));
+		for (const entry of [...erased, ...broughtBack, ...bothNew]) this.record.overwrittenOrders.add(orderOfEntry(entry));
 	}
 }

@@ -17,8 +17,9 @@ import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
 import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import { HeldThread } from './heldThread';
-import type { Carried, Delivery, SimulationCase } from './model';
-import { ACTED, CaseRecord, StoreRow } from './model';
+import type { Answer, Carried, Delivery, RequestRecord, RetryAfter, SimulationCase } from './model';
+import { acted, CaseRecord, StoreRow } from './model';
+import { LARGE_ORDER } from './checks';
 
 /**
  * Methods of the sender's own code a case may make fail, each a position a fault of this code can
@@ -56,8 +57,12 @@ const QUIET_BEFORE_REDELIVERY_MS = 3 * 60_000;
 /** Steps of the scheduler a phase of a case may take: far more than any case needs. */
 const MAX_STEPS = 100_000;
 
-/** How long a redelivery may take, with the service taking everything. */
-export const REDELIVERY_LIMIT_MS = 30_000;
+/**
+ * How long a redelivery may take, with the service taking everything: a bulk of a few hundred
+ * orders goes one per request where a 413 taught the account a small body, each request's
+ * claims gathered (0.2 s at a full history); a wedge never ends.
+ */
+export const REDELIVERY_LIMIT_MS = 120_000;
 
 let cases = 0;
 
@@ -100,7 +105,7 @@ export class World {
 		readonly simulated: SimulationCase,
 		private readonly scheduler: Scheduler,
 	) {
-		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, () => this.faulty);
+		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, simulated.storeDelays, () => this.faulty);
 	}
 
 	async run(): Promise<void> {
@@ -112,11 +117,15 @@ export class World {
 		} finally {
 			this.faulty = false;
 		}
-		const keyedOrders = [...new Set(this.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders))];
+		// A bulk's orders come again as one bulk, the others one by one, as a shop or a user re-run sends them.
+		const keyed = this.simulated.deliveries.filter((delivery) => delivery.keyed);
+		const singles = [...new Set(keyed.flatMap((delivery) => delivery.orders).filter((order) => !order.startsWith('bulk-')))].map((order) => [order]);
+		const bulks = keyed.filter((delivery) => delivery.orders[0].startsWith('bulk-')).map((delivery) => delivery.orders);
 		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_REDELIVERY_MS);
 		for (let process = 0; process < this.simulated.processes; process++) {
-			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 10, orders: [`fresh-${process}`] };
-			for (const delivery of [...keyedOrders.map((order) => ({ ...fresh, keyed: true, orders: [order] })), fresh]) this.deliverAt(delivery, true);
+			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 120, ignoreInvalid: true, dryRun: false, orders: [`fresh-${process}`] };
+			for (const delivery of [...singles, ...bulks].map((orders) => ({ ...fresh, keyed: true, orders }))) this.deliverAt(delivery, true);
+			this.deliverAt(fresh, true);
 			await this.runUntilQuiet(Date.now() + REDELIVERY_LIMIT_MS);
 		}
 	}
@@ -207,8 +216,9 @@ export class World {
 
 	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
 		const { delivery, index } = execution;
-		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item } } }));
-		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds };
+		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item, ...paddingOf(order) } } }));
+		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds, ignoreInvalidTransactions: delivery.ignoreInvalid, dryRun: delivery.dryRun };
+		if (delivery.maxRequestBytes !== undefined) options.maxRequestBytes = delivery.maxRequestBytes;
 		if (delivery.keyed) options.deduplicationKey = '={{ $json.content.order }}';
 		const node: INode = {
 			id: 'create',
@@ -223,9 +233,9 @@ export class World {
 			for (const key of name.split('.')) value = value !== null && typeof value === 'object' ? (value as { [key: string]: unknown })[key] : undefined;
 			return value ?? fallback;
 		};
-		const credential = { baseUrl: `https://service.test/${this.name}/process-${delivery.process}`, apiKey: 'simulated' };
+		const credential = { baseUrl: `https://service.test/${this.name}/process-${delivery.process}`, apiKey: 'simulated', maxRequestsPerSecond: this.simulated.paces[delivery.process] ?? 0 };
 		const store = this.store;
-		const answer = async (body: Buffer) => await this.answer(delivery.process, body);
+		const answer = async (request: { method: string; url: string; body?: Buffer }) => await this.answer(delivery.process, request);
 		return {
 			getNode: () => node,
 			getWorkflow: () => ({ id: `${this.name}-process-${delivery.process}`, name: 'Shop', active: true }),
@@ -248,45 +258,78 @@ export class World {
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
 					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
 				},
-				httpRequestWithAuthentication: async (_type: string, request: { body: Buffer }) => await answer(request.body),
+				httpRequestWithAuthentication: async (_type: string, request: { method: string; url: string; body?: Buffer }) => await answer(request),
 			},
 		} as unknown as IExecuteFunctions;
 	}
 
-	/** The service: receives a request, acts on it when the scheduler lets it answer, and answers as the case says. */
-	private async answer(process: number, body: Buffer) {
-		const carried = (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
+	/**
+	 * The service: receives a request, acts on it when the scheduler lets it answer, and answers
+	 * as the case says. A request without a body is a read (the sender's probe): it carries nothing.
+	 */
+	private async answer(process: number, { method, url, body }: { method: string; url: string; body?: Buffer }) {
+		const carried = body === undefined ? [] : (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
 		const number = this.record.requests.length;
-		const answer = this.faulty ? (this.simulated.answers[number] ?? 'taken') : 'taken';
-		const request = { number, process, carried, answer, sentAtMs: Date.now() } as (typeof this.record.requests)[number];
+		const answer = this.faulty ? (this.simulated.answers[number] ?? TAKEN) : TAKEN;
+		const request: RequestRecord = { number, process, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
 		this.record.requests.push(request);
 		// The redelivery's answers come at once: its checks are about what the case left behind.
-		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${answer})`);
+		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${JSON.stringify(answer)})`);
+		if (answer.kind === 'silent') await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS));
 		request.answeredAtMs = Date.now();
-		if (ACTED[answer]) for (const transaction of carried) this.record.queue(transaction);
-		const reports = (queued: boolean) => JSON.stringify({ reports: carried.map(() => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
+		if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
+		const reports = (count: number, queued: boolean) => JSON.stringify({ reports: Array.from({ length: count }, () => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
 		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
-		switch (answer) {
+		if (method !== 'POST') return answer.kind === 'taken' || answer.kind === 'declined' || answer.kind === 'unreadable' ? status(200, {}, '<count>0</count>') : this.failure(answer, status);
+		switch (answer.kind) {
 			case 'taken':
-				return status(200, {}, reports(true));
+				return status(answer.status, {}, reports(carried.length, true));
 			case 'declined':
-				return status(200, {}, reports(false));
-			case 'tooMany':
-				return status(429, { 'retry-after': '1' });
-			case 'unavailable':
-				return status(503, { 'retry-after': new Date(Date.now() + 2000).toUTCString() });
+				return /ignore_invalid_transactions=false/.test(url) ? status(400, {}, '<error><message>Invalid transaction</message></error>') : status(200, {}, reports(carried.length, false));
+			case 'unreadable': {
+				const bodies = { garbled: 'not json', errorObject: '{"error":"Internal"}', fewer: reports(carried.length - 1, true), more: reports(carried.length + 1, true), empty: '' };
+				return status(answer.status, {}, bodies[answer.body]);
+			}
+			default:
+				return this.failure(answer, status);
+		}
+	}
+
+	private failure(answer: Answer, status: (statusCode: number, headers?: { [name: string]: string }, text?: string) => unknown) {
+		switch (answer.kind) {
+			case 'refused':
+				return status(answer.status, retryAfterHeader(answer.retryAfter));
 			case 'tooLarge':
 				return status(413);
-			case 'serverError':
-				return status(500, {}, 'Internal error');
-			case 'garbled':
-				return status(200, {}, 'not json');
+			case 'status':
+				return status(answer.status, answer.status < 400 ? { location: 'https://elsewhere.test/' } : {}, 'Error');
 			case 'unreachable':
 				throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-			case 'brokenAfter':
+			case 'silent':
+				throw Object.assign(new Error(`timeout of ${REQUEST_TIMEOUT_MS}ms exceeded`), { code: 'ECONNABORTED' });
+			default:
 				throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		}
 	}
+}
+
+const TAKEN: Answer = { kind: 'taken', status: 200 };
+
+/** The transport's timeout of a request the service never answers. */
+const REQUEST_TIMEOUT_MS = 120_000;
+
+function retryAfterHeader(retryAfter: RetryAfter | undefined): { [name: string]: string } {
+	if (retryAfter === undefined) return {};
+	if ('seconds' in retryAfter) return { 'retry-after': String(retryAfter.seconds) };
+	if ('text' in retryAfter) return { 'retry-after': retryAfter.text };
+	return { 'retry-after': new Date(Date.now() + retryAfter.dateInMs).toUTCString() };
+}
+
+/** A large order's content is larger than a probe may be; a bulk's orders are of a shop's size, so that a few hundred fill a large request. */
+function paddingOf(order: string): { padding?: string } {
+	if (order.startsWith(LARGE_ORDER)) return { padding: 'x'.repeat(150_000) };
+	if (order.startsWith('bulk-')) return { padding: 'x'.repeat(600) };
+	return {};
 }
 
 /** Lets every promise that can settle now settle (the real event loop's turn, not the simulated clock's). */
