@@ -92,6 +92,18 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
+	it.each([302, 507, 520, 524])('keeps the key of an order answered %i (a gateway may answer so after the service queued it), and says its outcome is unknown', async (status) => {
+		double().faults.failNext(1, status, { match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], onError: 'continueRegularOutput' });
+
+		expect(result.main[0]).toMatchObject({ queued: false, outcomeUnknown: true, deduplicationKey: 'A-0' });
+		expect(result.main[0].error).toContain("the request's outcome is unknown");
+		expect(result.main[0].message).toContain('Its Deduplication Key "A-0" is kept');
+		const redelivered = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		expect(redelivered.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+	});
+
 	it('keeps the original error when the key cannot be released, and says that a re-run skips the item', async () => {
 		// Every try of the removal fails.
 		processedData.failingRemovals = 3;

@@ -39,9 +39,13 @@ export function saysNotTaken(status: number): boolean {
 	return status === 413 || NOT_TAKEN_STATUSES.has(status);
 }
 
-/** Whether a status leaves the outcome of a request that is not repeatable open. */
+/**
+ * Whether a status leaves the outcome of a request that is not repeatable open: every answer but
+ * a 4xx refusal and a 429 or 503, e.g. a 3xx, a 500, or a gateway's 502, 504, 520 or 524 (which
+ * it may give after the service acted on the request).
+ */
 export function leavesOutcomeOpen(status: number): boolean {
-	return TRANSIENT_STATUSES.has(status) && !NOT_TAKEN_STATUSES.has(status);
+	return !(status >= 400 && status < 500) && !NOT_TAKEN_STATUSES.has(status);
 }
 
 /** Whether the request never left this machine, so even a transaction may be sent again. */

@@ -20,7 +20,7 @@ import { sleep } from 'n8n-workflow';
 import type { AccountGate } from '../../transport/accountGate';
 import { monotonicMs } from '../../transport/accountGate';
 import type { ServiceError } from '../../transport/errors';
-import { serviceError } from '../../transport/errors';
+import { mayHaveActed as failureMayHaveActed, serviceError } from '../../transport/errors';
 import { asksToSlowDown, retryDelayMs } from '../../transport/retry';
 import { seconds } from '../../helpers/numbers';
 import { joinBodies } from './packing';
@@ -232,7 +232,8 @@ export class AccountSender {
 				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts });
 			} catch (error) {
 				const failure = error as ServiceError;
-				if (failure.notProcessed === true) mayHaveActed = false;
+				// A refusal (4xx) or what never reached the service did nothing, whatever becomes of its handling.
+				mayHaveActed = failureMayHaveActed(failure);
 				await this.answerFailure(leaving, failure, body.length, count);
 				return;
 			}
