@@ -44,15 +44,21 @@ describe('platform time zone', () => {
 });
 
 describe('retry timing', () => {
-	it('reads Retry-After as seconds or as an HTTP date', () => {
+	it('reads Retry-After as seconds, whole or not, or as an HTTP date', () => {
 		expect(parseRetryAfter('2')).toBe(2000);
+		expect(parseRetryAfter(' 1.5 ')).toBe(1500);
+		expect(parseRetryAfter('-1')).toBeUndefined();
+		expect(parseRetryAfter('1e3')).toBeUndefined();
 		expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:05 GMT', Date.parse('Sat, 21 Nov 2026 10:00:00 GMT'))).toBe(5000);
 		expect(parseRetryAfter('soon')).toBeUndefined();
 		expect(parseRetryAfter(undefined)).toBeUndefined();
 	});
 
-	it('honours Retry-After up to 30 s, and backs off exponentially from half a second without it', () => {
-		expect(retryDelayMs(0, '0')).toBe(0);
+	it('honours Retry-After from a quarter second up to 30 s, and backs off exponentially from half a second without it', () => {
+		// Never at once: the first backoff's floor, whatever the service says.
+		expect(retryDelayMs(0, '0')).toBe(250);
+		expect(retryDelayMs(0, new Date(Date.now() - 5000).toUTCString())).toBe(250);
+		expect(retryDelayMs(0, '1.5')).toBe(1500);
 		expect(retryDelayMs(0, '3600')).toBe(30_000);
 		// An HTTP date 10 s ahead (whole seconds): far beyond the first backoff's half second.
 		const inTenSeconds = retryDelayMs(0, new Date(Date.now() + 10_000).toUTCString());

@@ -15,6 +15,17 @@ describe('transaction › create in a workflow: service answers and failures', (
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
 	});
 
+	it.each(['1.5', '0', 'Sat, 01 Jan 2000 00:00:00 GMT'])('waits out a 429 with Retry-After %p before the next request, and at least a quarter second', async (retryAfter) => {
+		double().faults.failNext(2, 429, { retryAfter, match: 'transactions' });
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0)] });
+
+		expect(result.main[0]).toMatchObject({ queued: true });
+		const requests = double().requestsTo('transactions');
+		expect(requests.map((request) => request.status)).toEqual([429, 429, 200]);
+		const pauseMs = retryAfter === '1.5' ? 1500 : 250;
+		for (let index = 1; index < requests.length; index++) expect(requests[index].receivedAtMs - requests[index - 1].receivedAtMs).toBeGreaterThanOrEqual(pauseMs - 20);
+	});
+
 	it('does not resend when the connection breaks after sending, and says the outcome is unknown', async () => {
 		double().faults.dropNext(1, { match: 'transactions' });
 		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)] });

@@ -53,18 +53,24 @@ export function neverSent(code: string): boolean {
 	return NOT_SENT_CODES.has(code);
 }
 
-/** Seconds or an HTTP date, as `Retry-After` may carry; undefined when absent or unreadable. */
+/**
+ * Seconds (whole or not) or an HTTP date, as `Retry-After` may carry; undefined when absent or
+ * unreadable. A date names its day and month: a number of another form ("-1", "1e3") is no date.
+ */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-	if (value === undefined || value.trim() === '') return undefined;
-	if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-	const date = Date.parse(value);
+	const text = value?.trim() ?? '';
+	if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+	const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Exponential backoff with jitter; the service's own `Retry-After` wins, capped. */
+/**
+ * Exponential backoff with jitter; the service's own `Retry-After` wins, capped, but never below
+ * the first backoff's floor: an account answering "0" or a past date is not asked again at once.
+ */
 export function retryDelayMs(retryNumber: number, retryAfter: string | undefined): number {
 	const requested = parseRetryAfter(retryAfter);
-	if (requested !== undefined) return Math.min(requested, RETRY.maxDelayMs);
+	if (requested !== undefined) return Math.min(Math.max(requested, RETRY.baseDelayMs / 2), RETRY.maxDelayMs);
 	const ceiling = Math.min(RETRY.baseDelayMs * 2 ** retryNumber, RETRY.maxDelayMs);
 	return ceiling / 2 + Math.random() * (ceiling / 2);
 }
