@@ -219,6 +219,23 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(again.main[0]).toMatchObject({ skipped: true, message: expect.stringMatching(/already sent/) });
 	});
 
+	it('counts the wait for another execution sending the same order within Max Wait Seconds: past it, the execution’s items fail as not sent', async () => {
+		double().faults.delayMs = 3000;
+		const first = runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		await sleep(100);
+		const startedMs = performance.now();
+		const second = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0), order(1)], onError: 'continueRegularOutput' });
+
+		expect(performance.now() - startedMs).toBeLessThan(2000);
+		expect(second.main[0]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-0' });
+		expect(second.main[0].error).toContain('another execution of this node was sending a transaction with the same Deduplication Key');
+		expect(second.main[0].message).toContain('Running it again sends it once, unless that execution queued the transaction of "A-0"');
+		expect(second.main[1]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-1' });
+		expect(second.main[1].error).toBe("Not sent: it waited 1 s for the account's requests (Max Wait Seconds) because another execution was sending a transaction with the same Deduplication Key (item 1)");
+		expect((await first).main[0]).toMatchObject({ queued: true });
+		expect(double().requestsTo('transactions')).toHaveLength(1);
+	});
+
 	it('lets the confirmations of orders arriving one after another ride the next orders’ claims, which go at once', async () => {
 		// Twelve one-order executions 50 ms apart, as a shop's steady stream of 20 orders a second.
 		const stream = range(12).map(async (number) => {

@@ -221,25 +221,43 @@ async function workOffCalls(id: string, waitingCalls: Queue): Promise<void> {
 /** The keys executions of this process are sending, per workflow and node, each with the promise of its outcome. */
 const sending = new Map<string, Promise<void>>();
 
+/** How long a hold naps at most between looks at its deadline: `sleep` cannot be cancelled, so no nap outlives a hold by more. */
+const LONGEST_HOLD_NAP_MS = 1000;
+
+/** Where a hold's wait ends: at `deadlineMs` (of `monotonicMs`), or once `signal` says the execution was stopped. */
+export interface HoldLimit {
+	deadlineMs: number;
+	signal?: AbortSignal;
+}
+
 /**
  * Takes `keys` for this execution once no other execution of this process holds any of them, and
  * answers how to give them back: a second delivery of an order waits for the first's outcome, so
  * it is skipped only once the order was queued, and sent if the first was refused. All keys are
- * taken at once, so two executions cannot wait for each other.
+ * taken at once, so two executions cannot wait for each other. The wait ends at the `limit`: the
+ * keys still held by others are then `busy`, and only the free ones are taken.
  */
-async function hold(nodeId: string, keys: readonly string[]): Promise<() => void> {
+async function hold(nodeId: string, keys: readonly string[], limit: HoldLimit): Promise<{ release: () => void; busy: Set<string> }> {
 	const ids = keys.map((key) => JSON.stringify([nodeId, key]));
+	const { signal } = limit;
+	const stopped = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
 	for (;;) {
 		const busy = new Set(ids.flatMap((id) => sending.get(id) ?? []));
-		if (busy.size === 0) break;
-		await Promise.all(busy);
+		const leftMs = limit.deadlineMs - monotonicMs();
+		if (busy.size === 0 || leftMs <= 0 || signal?.aborted === true) break;
+		await Promise.race([Promise.all(busy), stopped, sleep(Math.max(1, Math.min(Math.ceil(leftMs), LONGEST_HOLD_NAP_MS)))]);
 	}
 	let settle = () => {};
 	const settled = new Promise<void>((resolve) => (settle = resolve));
-	for (const id of ids) sending.set(id, settled);
-	return () => {
-		for (const id of ids) sending.delete(id);
-		settle();
+	const busy = new Set(keys.filter((_, index) => sending.has(ids[index])));
+	const taken = ids.filter((id) => !sending.has(id));
+	for (const id of taken) sending.set(id, settled);
+	return {
+		release: () => {
+			for (const id of taken) sending.delete(id);
+			settle();
+		},
+		busy,
 	};
 }
 
@@ -282,7 +300,7 @@ export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 		},
 		/** How long a claim should wait before its request is chosen, for other orders to join it (`gatherInMs`); 0: choose it now. */
 		gatherInMs: () => gatherInMs(nodeIdOf(context)),
-		hold: async (keys: readonly string[]) => await hold(nodeIdOf(context), keys),
+		hold: async (keys: readonly string[], limit: HoldLimit) => await hold(nodeIdOf(context), keys, limit),
 		/** How many entries this process's calls have added to the history so far: once `maxEntries` more, an entry may have been dropped. */
 		added: () => rows.get(nodeIdOf(context))?.added ?? 0,
 		maxEntries,

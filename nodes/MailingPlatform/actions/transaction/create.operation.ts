@@ -28,6 +28,7 @@ import type { KeyOutcome, Outcome } from './results';
 import { decidedInTry } from './results';
 import { packForDryRun, sendTransactions } from './sending';
 import { buildTransactions, contactOf } from './transaction';
+import { monotonicMs } from '../../transport/accountGate';
 
 export { description } from './create.description';
 
@@ -90,6 +91,8 @@ function withEarlierTries(refused: readonly Outcome[], earlier: readonly Outcome
  * skipped) and sent. Then the keys are settled, and the outcomes become the items' results.
  */
 export async function execute(this: IExecuteFunctions, policy: FailurePolicy, earlier: unknown): Promise<OperationResult> {
+	// Max Wait Seconds counts from here: waiting for another execution's hold on a shared key is waiting too.
+	const startedMs = monotonicMs();
 	let settings: CreateSettings;
 	try {
 		settings = readCreateSettings(this);
@@ -122,9 +125,12 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 	} else if (deduplication === undefined) {
 		decide(await sendTransactions(this, transactions, order, sending));
 	} else {
-		const claims = await KeyClaims.hold(this, deduplication, order);
+		const { claims, busy } = await KeyClaims.hold(this, deduplication, order, startedMs + settings.maxWaitSeconds * 1000);
+		decide(busy);
+		// Without continue-on-fail the node stops at those items' failure: nothing is sent.
+		const free = busy.length > 0 && limits.stopAtFailure ? [] : order.filter((itemIndex) => !busy.some((outcome) => outcome.itemIndexes.includes(itemIndex)));
 		try {
-			decide(await sendTransactions(this, transactions, order, { ...sending, keys: claims }));
+			decide(await sendTransactions(this, transactions, free, { ...sending, keys: claims }));
 		} finally {
 			await claims.settled();
 			keyOutcomes = claims.outcomes;

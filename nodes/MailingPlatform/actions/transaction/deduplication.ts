@@ -11,6 +11,7 @@ import { removeInRounds, watchKept } from './keyRounds';
 import { monotonicMs } from '../../transport/accountGate';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
+import { serviceError } from '../../transport/errors';
 import { readerFor } from '../../helpers/parameters';
 import type { KeyOutcome, Outcome } from './results';
 import { mayHaveQueued } from './results';
@@ -111,12 +112,29 @@ export class KeyClaims {
 		private readonly store: ReturnType<typeof storeOf>,
 		/** Lets other executions of this process have the keys. */
 		private readonly endHold: () => void,
+		/** How long the hold waited for other executions of this process that held some of the keys: it counts towards Max Wait Seconds. */
+		readonly waitedMs: number,
 	) {}
 
-	/** Waits while another execution of this process holds any of the keys of `order`, then holds them. */
-	static async hold(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[]): Promise<KeyClaims> {
+	/**
+	 * Waits while another execution of this process holds any of the keys of `order`, until
+	 * `deadlineMs` (Max Wait Seconds from the execution's start) at most or until the execution
+	 * is stopped, then holds the free keys. Those still held elsewhere are answered as `busy`,
+	 * their items failed as not sent: the other execution's outcome decides what a re-run does.
+	 */
+	static async hold(context: IExecuteFunctions, { keys, historySize }: Deduplication, order: readonly number[], deadlineMs: number): Promise<{ claims: KeyClaims; busy: Outcome[] }> {
 		const store = storeOf(context, historySize);
-		return new KeyClaims(context, keys, store, await store.hold(order.map((itemIndex) => keys[itemIndex])));
+		const startedMs = monotonicMs();
+		const { release, busy } = await store.hold(
+			order.map((itemIndex) => keys[itemIndex]),
+			{ deadlineMs, signal: context.getExecutionCancelSignal?.() },
+		);
+		const claims = new KeyClaims(context, keys, store, release, monotonicMs() - startedMs);
+		const busyItems = order.filter((itemIndex) => busy.has(keys[itemIndex]));
+		if (busyItems.length === 0) return { claims, busy: [] };
+		claims.outcomes.push({ kind: 'heldByAnother', itemIndexes: busyItems });
+		const error = serviceError(context, { message: `Not sent: another execution of this node was sending a transaction with the same ${LABEL} for as long as this one may wait (Max Wait Seconds), or until it was stopped`, notProcessed: true }, busyItems[0]);
+		return { claims, busy: [{ kind: 'failed', itemIndexes: busyItems, error }] };
 	}
 
 	/** How long the request of these keys should wait to be chosen, so that orders arriving meanwhile share it and one rewrite of the history. */

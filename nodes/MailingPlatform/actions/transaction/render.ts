@@ -23,6 +23,9 @@ function keyNote(key: string, outcome: Outcome, keyOutcome: KeyOutcome | undefin
 	if (keyOutcome?.kind === 'notReleased') {
 		return `Its Deduplication Key "${key}" could not be released (${keyOutcome.reason}), so a re-run skips this item; ${again}.`;
 	}
+	if (keyOutcome?.kind === 'heldByAnother') {
+		return `Running it again sends it once, unless that execution queued the transaction of "${key}": then a re-run skips it.`;
+	}
 	if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) {
 		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
 	}

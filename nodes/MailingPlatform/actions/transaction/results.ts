@@ -31,11 +31,8 @@ export type Outcome = { readonly itemIndexes: readonly number[] } & (
 	| { kind: 'failed'; error: ServiceError }
 );
 
-export interface KeyOutcome {
-	readonly itemIndexes: readonly number[];
-	kind: 'notReleased';
-	reason: string;
-}
+/** Where an item's key did not end as its outcome implies: its release failed, or another execution held it all along. */
+export type KeyOutcome = { readonly itemIndexes: readonly number[] } & ({ kind: 'notReleased'; reason: string } | { kind: 'heldByAnother' });
 
 /**
  * Whether the service may have queued the transaction at `position` of `outcome`: its key is kept

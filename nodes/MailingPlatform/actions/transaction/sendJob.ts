@@ -45,6 +45,9 @@ export interface Part {
 	body: Body;
 }
 
+/** Why a job waited before it reached the sender: another execution of the process held some of its keys (KeyClaims.hold). */
+const SAME_KEY_ELSEWHERE = 'another execution was sending a transaction with the same Deduplication Key';
+
 /** An execution of more transactions than this is a bulk: no other execution's transactions share its requests. */
 const LARGEST_SHARING_EXECUTION = 10;
 
@@ -119,6 +122,7 @@ export class SendJob {
 	) {
 		this.packing = new PackingCursor(transactions, order, settings.maxRequestBytes);
 		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
+		if (settings.keys !== undefined) this.waits.waited(settings.keys.waitedMs, SAME_KEY_ELSEWHERE);
 		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
 		this.waitingSinceMs = monotonicMs();
 	}

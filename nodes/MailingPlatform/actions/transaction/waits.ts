@@ -45,6 +45,11 @@ export class WaitClock {
 		this.countedUntilMs = now;
 	}
 
+	/** Counts `ms` waited before the clock started, because of `reason`. */
+	waited(ms: number, reason: string): void {
+		if (ms > 0) this.add(reason, ms);
+	}
+
 	/** The service took some of the transactions: Max Wait Seconds starts again. */
 	served(): void {
 		this.countedUntilMs = monotonicMs();
