@@ -50,6 +50,9 @@ export class AccountGate {
 
 	private pausedUntilMs = 0;
 
+	/** When the latest pause began. */
+	private pausedAtMs = Number.NEGATIVE_INFINITY;
+
 	private pauseReason = '';
 
 	/**
@@ -139,7 +142,14 @@ export class AccountGate {
 		const learned = this.learned.perSecond(now);
 		const spreadMs = learned === undefined ? 0 : Math.max(0, this.nextStartMs - now - ms) + (Math.random() * 1000) / learned;
 		this.pausedUntilMs = Math.max(this.pausedUntilMs, now + ms + spreadMs);
+		this.pausedAtMs = now;
 		this.pauseReason = reason;
+	}
+
+	/** Whether a pause that began after `sinceMs` (of `monotonicMs`) still holds: a request whose start was taken before it has not left yet. */
+	pausedSince(sinceMs: number): boolean {
+		// A start is taken only while no pause holds: a pause of the same moment began after it.
+		return this.pausedAtMs >= sinceMs && this.pausedUntilMs > monotonicMs();
 	}
 
 	/**

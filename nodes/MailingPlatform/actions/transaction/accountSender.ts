@@ -11,8 +11,10 @@
  * - keys are claimed as their transactions leave and given back when the service refuses a
  *   request (SendJob), so nothing waiting holds a key; a 429 or 503 pauses the account (the gate);
  * - Max Wait Seconds counts only time the service took none of an execution's transactions;
- * - a request, once made, is never aborted: its answer decides; a fault of this code fails the
- *   job it came from, and the loop never runs on without giving n8n's thread a turn.
+ * - a request whose keys were being claimed when the service paused the account waits out the
+ *   pause (nothing of it had left); once made, a request is never aborted: its answer decides;
+ * - a fault of this code fails the job it came from, and the loop never runs on without giving
+ *   n8n's thread a turn.
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -211,9 +213,11 @@ export class AccountSender {
 		let parts = chosen;
 		try {
 			parts = await this.claimed(chosen);
+			// Nothing has left yet: what was stopped, or all of it where the service paused the account while the keys were claimed, waits again.
+			const paused = this.gate.pausedSince(startedAt);
 			const leaving: Part[] = [];
 			for (const part of parts) {
-				if (part.job.withdrawn) await part.job.returnToWaiting(part.body, false);
+				if (part.job.withdrawn || paused) await part.job.returnToWaiting(part.body, false);
 				else leaving.push(part);
 			}
 			if (leaving.length === 0) return;
