@@ -51,11 +51,11 @@ export function checkKeysKept(label: string, orderIds: readonly string[], use: S
 	const recorded = new Set<string>();
 	const removed = new Set<string>();
 	for (const call of processedData.calls) for (const item of call.items) (call.operation === 'removeProcessed' ? removed : recorded).add(String(item));
-	const entries = orderIds.flatMap((id) => [id, `sent ${id}`]);
+	const entries = orderIds.flatMap((id) => [`key ${id}`, `sent ${id}`]);
 	const notRecorded = entries.filter((entry) => !recorded.has(entry)).length;
 	const gone = entries.filter((entry) => removed.has(entry)).length;
 	const sample = [orderIds[0], orderIds[Math.floor(orderIds.length / 2)], orderIds[orderIds.length - 1]];
-	const forgotten = sample.flatMap((id) => [id, `sent ${id}`]).filter((entry) => !processedData.remembers(entry));
+	const forgotten = sample.flatMap((id) => [`key ${id}`, `sent ${id}`]).filter((entry) => !processedData.remembers(entry));
 	if (notRecorded + gone + use.overwrites + forgotten.length > 0) {
 		throw new Error(
 			`${label}: of ${entries.length} keys and marks ${notRecorded} were never recorded and ${gone} were removed; ` +

@@ -54,7 +54,7 @@ describe('n8n’s Retry On Fail continues the node’s work instead of repeating
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
 		expect(result.main.map((json) => [json.queued, json.skipped])).toEqual(Array(4).fill([true, undefined]));
 		expect(result.errorOutput).toHaveLength(1);
-		expect(processedData.remembers('A-0')).toBe(false);
+		expect(processedData.remembers('key A-0')).toBe(false);
 	});
 
 	it('Create with the service unavailable (503) for a while: the account’s sender sends again after each pause, queued once, and the node does not fail', async () => {
@@ -120,7 +120,7 @@ describe('what Create says of sending again after an execution that failed or ne
 	});
 
 	it('does not call an order “already sent” when the execution that took its key never learned the outcome', async () => {
-		processedData.seed(['A-0']);
+		processedData.seed(['key A-0']);
 		const result = await runNode({ credentials: credentials(), parameters: keyed, items: [order(0)] });
 
 		expect(double().requestsTo('transactions')).toHaveLength(0);

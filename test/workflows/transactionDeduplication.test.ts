@@ -59,7 +59,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const failed = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0)], onError: 'continueRegularOutput' });
 		expect(failed.main[0].error).toContain('(item 0)');
 		expect(failed.main[0].message).toContain('Its Deduplication Key is not kept, so a re-run sends it.');
-		expect(processedData.remembers('A-0')).toBe(false);
+		expect(processedData.remembers('key A-0')).toBe(false);
 		double().faults.reset();
 
 		const next = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
@@ -114,7 +114,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(result.error?.description).toContain(
 			'Its Deduplication Key "A-0" could not be released (connection to the database was lost), so a re-run skips this item; to send it anyway, run it once with another key, e.g. "A-0-again".',
 		);
-		expect(processedData.remembers('A-0')).toBe(true);
+		expect(processedData.remembers('key A-0')).toBe(true);
 		const rerun = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		expect(rerun.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
 		expect(double().requestsTo('transactions')).toHaveLength(1);
@@ -147,19 +147,19 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(warn.mock.calls.map(([message]) => message)).toEqual([
 			'Mailing Platform node "Mailing Platform", Deduplication Key "A-0": in 12 tries n8n\'s store did not keep it: another n8n process kept writing this node\'s history. A later delivery of its order may send it again.',
 		]);
-		expect(processedData.remembers('A-0')).toBe(false);
+		expect(processedData.remembers('key A-0')).toBe(false);
 	});
 
 	it('records again a key another process’s stale write removed 1 s after the execution, and says so in n8n’s log', async () => {
 		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
-		processedData.seed(['earlier order']);
+		processedData.seed(['key earlier order']);
 		// Another process read the row just before the claim and writes it back 1 s later.
 		processedData.staleWrites.set(1, 1_000);
 		await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		await keyStoreIdle();
 
 		expect(processedData.overwrites).toBeGreaterThan(0);
-		expect(processedData.remembers('A-0')).toBe(true);
+		expect(processedData.remembers('key A-0')).toBe(true);
 		expect(warn.mock.calls.map(([message]) => message)).toEqual([
 			'Mailing Platform node "Mailing Platform", Deduplication Key "A-0": another n8n process\'s write removed it from n8n\'s store after its transaction was sent, and this process recorded it again: a delivery of its order to another n8n process in between may have been sent again.',
 		]);
@@ -203,20 +203,31 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 
 		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
-		expect(processedData.calls.map((call) => call.items)).toEqual([['A-0']]);
+		expect(processedData.calls.map((call) => call.items)).toEqual([['key A-0']]);
 		await keyStoreIdle();
 		// The mark with the first confirmation round, then a round at each of 0.5, 1.5 and 4 s.
-		expect(processedData.calls.map((call) => call.items)).toEqual([['A-0'], ['A-0', 'sent A-0'], ['A-0'], ['A-0'], ['A-0']]);
+		expect(processedData.calls.map((call) => call.items)).toEqual([['key A-0'], ['key A-0', 'sent A-0'], ['key A-0'], ['key A-0'], ['key A-0']]);
 	});
 
 	it('writes a queued order’s mark before an `n8n execute` run ends, since its process ends with it: a later delivery is skipped as already sent', async () => {
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], mode: 'cli' });
 
 		expect(result.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
-		expect(processedData.calls.map((call) => call.items)).toEqual([['A-0'], ['A-0', 'sent A-0']]);
+		expect(processedData.calls.map((call) => call.items)).toEqual([['key A-0'], ['key A-0', 'sent A-0']]);
 		await keyStoreIdle();
 		const again = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], mode: 'cli' });
 		expect(again.main[0]).toMatchObject({ skipped: true, message: expect.stringMatching(/already sent/) });
+	});
+
+	it('sends an order whose key reads like the "sent" mark of a key sent before: keys and marks never meet', async () => {
+		const withId = (id: string) => ({ ...order(0), content: { ...(order(0).content as IDataObject), 'order.id': id } });
+		const outcomes: unknown[] = [];
+		for (const id of ['A-0', 'sent A-0']) {
+			const [item] = (await runNode({ credentials: credentials(), parameters: keyed(), items: [withId(id)] })).main;
+			outcomes.push([id, item.queued === true ? 'queued' : item.skipped === true ? 'skipped' : item.error]);
+			await keyStoreIdle();
+		}
+		expect(outcomes).toEqual([['A-0', 'queued'], ['sent A-0', 'queued']]);
 	});
 
 	it('counts the wait for another execution sending the same order within Max Wait Seconds: past it, the execution’s items fail as not sent', async () => {
@@ -241,7 +252,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const stream = range(12).map(async (number) => {
 			await sleep(50 * number);
 			const run = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(number)] });
-			return { queued: run.main[0].queued, claimsBefore: processedData.calls.filter((call) => call.items.includes(`A-${number}`)).length };
+			return { queued: run.main[0].queued, claimsBefore: processedData.calls.filter((call) => call.items.includes(`key A-${number}`)).length };
 		});
 		const runs = await Promise.all(stream);
 		await keyStoreIdle();

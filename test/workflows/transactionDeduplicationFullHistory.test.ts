@@ -26,7 +26,7 @@ describe('transaction › create with a Deduplication Key whose history is full'
 	}
 
 	/** The store calls that claimed the orders' keys: each key's first. */
-	const claimCalls = (orders: number) => new Set(range(orders).map((number) => processedData.calls.findIndex((call) => call.items.includes(`A-${number}`)))).size;
+	const claimCalls = (orders: number) => new Set(range(orders).map((number) => processedData.calls.findIndex((call) => call.items.includes(`key A-${number}`)))).size;
 
 	it('lets a steady stream of 20 orders a second share requests and rewrites of the history', async () => {
 		fullHistory('stream');

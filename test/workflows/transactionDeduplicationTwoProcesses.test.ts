@@ -53,7 +53,7 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 	it('a key the other process wrote over is recorded again after sending, so the order’s next delivery is skipped', async () => {
 		// The history exists, and the two processes' first calls read it before either writes:
 		// the second process's write undoes the first's key for order A-0.
-		processedData.seed(['an earlier order']);
+		processedData.seed(['key an earlier order']);
 		processedData.nextCallsMeet();
 		await deliverAtOnce(credentials(), [0, 1], alternating());
 		expect(processedData.overwrites).toBeGreaterThanOrEqual(1);
@@ -80,7 +80,7 @@ describe('transaction › create with a Deduplication Key in two n8n processes (
 
 	it('sends again an order delivered to the other process at once after its execution, before the first round found its undone key, and says so in n8n’s log', async () => {
 		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
-		processedData.seed(['an earlier order']);
+		processedData.seed(['key an earlier order']);
 		processedData.nextCallsMeet();
 		await deliverAtOnce(credentials(), [0, 1], alternating());
 		const again = await deliverAtOnce(credentials(), [0, 1], alternating(true));

@@ -134,7 +134,7 @@ const rows: Row[] = [
 		position: 'another process’s call that read before the claim writes after the send',
 		promised: 'queued',
 		strike: () => {
-			processedData.seed(['earlier order']);
+			processedData.seed(['key earlier order']);
 			processedData.staleWrites.set(1, 300);
 		},
 	},
@@ -197,7 +197,7 @@ const rows: Row[] = [
 		orders: [0, 1],
 		others: ['othersKey'],
 		strike: () => {
-			processedData.seed(['A-1']);
+			processedData.seed(['key A-1']);
 			jest.spyOn(KeyClaims.prototype, 'claim').mockRejectedValueOnce(new Error('claim broke'));
 		},
 	},
@@ -249,7 +249,7 @@ describe('transaction › create with a Deduplication Key: every fault keeps the
 			const item = first?.main[position];
 			const message = MESSAGES[promised[position]];
 			if (message !== undefined && item !== undefined) expect(`${String(item.error ?? '')} ${String(item.message ?? '')} ${String(item.description ?? '')}`).toMatch(message);
-			expect([key, processedData.remembers(key)]).toEqual([key, promised[position] !== 'notSent']);
+			expect([key, processedData.remembers(`key ${key}`)]).toEqual([key, promised[position] !== 'notSent']);
 		});
 
 		const again = await deliver(orders);

@@ -80,7 +80,7 @@ describe('transaction › create: n8n dies while keyed orders wait (model of n8n
 		while (double().requestsTo('transactions').length < 2) await sleep(5);
 		await sleep(300);
 
-		expect(range(20).filter((number) => processedData.remembers(`A-${number}`))).toEqual([]);
+		expect(range(20).filter((number) => processedData.remembers(`key A-${number}`))).toEqual([]);
 		// Had the first process died here, the shop's redelivery would reach another one.
 		const redelivered = await deliverAtOnce(credentials(), range(20), () => ({ process: SECOND_PROCESS }));
 		expect(outcomes(redelivered)).toEqual(range(20).map(() => 'queued'));
@@ -96,7 +96,7 @@ describe('transaction › create: n8n dies while keyed orders wait (model of n8n
 		while (double().requestsTo('transactions').length < 2) await sleep(5);
 		const together = deliverAtOnce(credentials(), range(10));
 		while (double().requestsTo('transactions').length < 3) await sleep(5);
-		const keys = new Set(range(10).map((number) => `A-${number}`));
+		const keys = new Set(range(10).map((number) => `key A-${number}`));
 		const claims = processedData.calls.filter((call) => call.operation === 'checkProcessedAndRecord' && call.items.some((item) => keys.has(String(item))));
 
 		expect(claims).toHaveLength(1);

@@ -7,7 +7,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { keyStore } from '../../helpers/keyStore';
-import { removeInRounds, watchKept } from './keyRounds';
+import { keyEntry, removeInRounds, sentMarker, watchKept } from './keyRounds';
 import { monotonicMs } from '../../transport/accountGate';
 import { thousands } from '../../helpers/numbers';
 import { InputProblem, isEmpty } from '../../helpers/values';
@@ -51,12 +51,6 @@ export function skipRepeatedKeys(keys: readonly string[], order: readonly number
 	return { order: rest, skipped };
 }
 
-/**
- * A key the service queued has a second entry beside it, so that a later delivery can tell it
- * from a key whose execution never learned the outcome (n8n stopped, or the answer was lost).
- * The history therefore keeps two entries per key.
- */
-const sentMarker = (key: string) => `sent ${key}`;
 const storeOf = (context: IExecuteFunctions, historySize: number) => keyStore(context, 2 * historySize);
 
 /** The Deduplication Key of every item (by item index; refused items have none) and how many keys the node remembers. */
@@ -152,7 +146,7 @@ export class KeyClaims {
 	 * store could not be asked (then none of them is sent, and none stays claimed).
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
-		const keys = itemIndexes.map((itemIndex) => this.keys[itemIndex]);
+		const keys = itemIndexes.map((itemIndex) => keyEntry(this.keys[itemIndex]));
 		let taken: Set<string>;
 		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
 		let answerLost = false;
@@ -169,7 +163,7 @@ export class KeyClaims {
 		const found: number[] = [];
 		const now = monotonicMs();
 		for (const itemIndex of itemIndexes) {
-			if (taken.has(this.keys[itemIndex])) found.push(itemIndex);
+			if (taken.has(keyEntry(this.keys[itemIndex]))) found.push(itemIndex);
 			else {
 				this.claimed.set(itemIndex, now);
 				this.givenBack.delete(itemIndex);
@@ -230,7 +224,7 @@ export class KeyClaims {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
 		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
 			try {
-				await this.store.remove(mine.map((itemIndex) => this.keys[itemIndex]));
+				await this.store.remove(mine.map((itemIndex) => keyEntry(this.keys[itemIndex])));
 				return;
 			} catch {
 				// Tried again; after the last round, given back all the same (see above).
@@ -283,7 +277,7 @@ export class KeyClaims {
 	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
 	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
 		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
-		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => this.keys[itemIndex]));
+		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => keyEntry(this.keys[itemIndex])));
 		this.heldUntil.push(ended);
 		try {
 			await removed;
@@ -305,7 +299,7 @@ export class KeyClaims {
 		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
 		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
-		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.keys[itemIndex]), marks, writtenAtMs));
+		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => keyEntry(this.keys[itemIndex])), marks, writtenAtMs));
 		await this.giveBack(released);
 	}
 }

@@ -21,12 +21,22 @@ import { monotonicMs } from '../../transport/accountGate';
 
 type Store = ReturnType<typeof keyStore>;
 
+/**
+ * A key's entry in n8n's store, and the "sent" mark a key the service queued has beside it, so
+ * that a later delivery can tell it from a key whose execution never learned the outcome (n8n
+ * stopped, or the answer was lost): the history keeps two entries per key. Each has its own
+ * prefix, so no key (not even "sent 5310") reads as another key's mark.
+ */
+export const keyEntry = (key: string) => `key ${key}`;
+export const sentMarker = (key: string) => `sent ${key}`;
+const keyOfEntry = (entry: string) => entry.replace(/^(key|sent) /, '');
+
 const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
 const MAX_CONFIRM_ROUNDS = 12;
 const REMOVE_ROUNDS = 3;
 const roundDelayMs = () => 50 + Math.random() * 100;
 
-const quoted = (keys: Iterable<string>) => [...keys].map((key) => `"${key}"`).join(', ');
+const quoted = (entries: Iterable<string>) => [...entries].map((entry) => `"${keyOfEntry(entry)}"`).join(', ');
 
 /** A warning in n8n's log: the execution that sent these orders has ended, so it cannot carry it. */
 function warn(context: IExecuteFunctions, keys: Iterable<string>, what: string): void {
