@@ -22,6 +22,7 @@ export type Answer =
 	| { kind: 'declined' }
 	/** 429 or 503, with the `Retry-After` drawn (absent when undefined). */
 	| { kind: 'refused'; status: 429 | 503; retryAfter?: RetryAfter }
+	/** 413: the body was larger than the service takes (`SimulationCase.entityLimitBytes`), whatever the case drew. */
 	| { kind: 'tooLarge' }
 	/** The connection was refused: nothing left. */
 	| { kind: 'unreachable' }
@@ -130,6 +131,8 @@ export interface SimulationCase {
 	codeFaults: CodeFault[];
 	/** Each process's credential's Max Requests per Second (0: not set). */
 	paces: number[];
+	/** The largest body the service takes (413 beyond it): at least one large order's, so that every transaction fits alone. */
+	entityLimitBytes: number;
 	/** n8n's workflow timeout (Settings › Timeout Workflow), when set: every execution is cancelled that long after its start. */
 	workflowTimeoutMs?: number;
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */

@@ -267,16 +267,18 @@ export class World {
 	 * The service: receives a request, acts on it when the scheduler lets it answer, and answers
 	 * as the case says. A request without a body is a read (the sender's probe): it carries nothing.
 	 */
-	private async answer(process: number, { method, url, body }: { method: string; url: string; body?: Buffer }) {
+	private async answer(processIndex: number, { method, url, body }: { method: string; url: string; body?: Buffer }) {
 		const carried = body === undefined ? [] : (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
 		const number = this.record.requests.length;
-		const answer = this.faulty ? (this.simulated.answers[number] ?? TAKEN) : TAKEN;
-		const request: RequestRecord = { number, process, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
+		const drawn = this.faulty ? (this.simulated.answers[number] ?? TAKEN) : TAKEN;
+		const answer: Answer = (body?.length ?? 0) > this.simulated.entityLimitBytes ? { kind: 'tooLarge' } : drawn;
+		const request: RequestRecord = { number, process: processIndex, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
 		this.record.requests.push(request);
 		// The redelivery's answers come at once: its checks are about what the case left behind.
 		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${JSON.stringify(answer)})`);
 		if (answer.kind === 'silent') await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS));
 		request.answeredAtMs = Date.now();
+		if (process.env.SIMULATION_TRACE === '1') console.log(`request ${number} p${processIndex} at ${request.sentAtMs - this.startedAtMs}-${request.answeredAtMs - this.startedAtMs} ms ${JSON.stringify(answer)} [${carried.map((one) => `${one.order}@${one.delivery}`).join(', ')}]`);
 		if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
 		const reports = (count: number, queued: boolean) => JSON.stringify({ reports: Array.from({ length: count }, () => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
 		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
