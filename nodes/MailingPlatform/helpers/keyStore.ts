@@ -29,6 +29,8 @@ type Waiting = {
 	notBeforeMs: number;
 	/** ...and from this moment on also alone. */
 	aloneFromMs: number;
+	/** A call that cannot start by this moment fails unmade (a removal round that would come too late to be of use). */
+	latestStartMs: number;
 	keys: readonly string[];
 	context: IExecuteFunctions;
 	options: ICheckProcessedOptions;
@@ -181,11 +183,23 @@ async function workOff(id: string, waitingCalls: Queue): Promise<void> {
 	}
 }
 
+/** Fails, unmade, the waiting calls that can no longer start in time; answers them. */
+function failLateCalls(queue: Waiting[], nowMs: number): Waiting[] {
+	const late = queue.filter((waiting) => waiting.latestStartMs < nowMs);
+	if (late.length === 0) return late;
+	let left = 0;
+	for (const waiting of queue) if (waiting.latestStartMs >= nowMs) queue[left++] = waiting;
+	queue.length = left;
+	for (const waiting of late) waiting.failed(new Error(`n8n's store was busy for longer than the call could wait`));
+	return late;
+}
+
 async function workOffCalls(id: string, waitingCalls: Queue): Promise<void> {
 	const queue = waitingCalls.calls;
 	const row = await rowOf(id, queue[0]);
 	while (queue.length > 0) {
 		const first = await firstDue(row, waitingCalls);
+		if (failLateCalls(queue, monotonicMs()).includes(first)) continue;
 		// Every waiting call of its kind that may go goes with it, not only the next ones: claims of
 		// new orders and confirmations of sent ones share one rewrite of the row.
 		// Calls of one key never wait together (`hold`), so their order among other keys' calls is free.
@@ -270,11 +284,20 @@ function nodeIdOf(context: IExecuteFunctions): string {
 	return id;
 }
 
-function enqueue(context: IExecuteFunctions, kind: Waiting['kind'], claim: boolean, keys: readonly string[], maxEntries: number, notBeforeMs: number, aloneFromMs: number): Promise<Set<string>> {
+function enqueue(
+	context: IExecuteFunctions,
+	kind: Waiting['kind'],
+	claim: boolean,
+	keys: readonly string[],
+	maxEntries: number,
+	notBeforeMs: number,
+	aloneFromMs: number,
+	latestStartMs = Number.POSITIVE_INFINITY,
+): Promise<Set<string>> {
 	if (keys.length === 0) return Promise.resolve(new Set());
 	const id = nodeIdOf(context);
 	return new Promise((done, failed) => {
-		const waiting: Waiting = { kind, claim, notBeforeMs, aloneFromMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
+		const waiting: Waiting = { kind, claim, notBeforeMs, aloneFromMs, latestStartMs, keys, context, options: { mode: 'entries', maxEntries }, done, failed };
 		const queue = queues.get(id);
 		if (queue !== undefined) {
 			queue.calls.push(waiting);
@@ -294,9 +317,9 @@ export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 		record: async (keys: readonly string[]) => await enqueue(context, 'record', true, keys, maxEntries, monotonicMs(), monotonicMs()),
 		/** Records the entries again from `fromMs` on (of `monotonicMs`), with the node's next call, and answers those that were still recorded. */
 		confirm: async (keys: readonly string[], fromMs: number) => await enqueue(context, 'record', false, keys, maxEntries, fromMs, fromMs + RIDE_WAIT_MS),
-		/** Removes the entries, from `fromMs` on (of `monotonicMs`; at once without it). */
-		remove: async (keys: readonly string[], fromMs = monotonicMs()) => {
-			await enqueue(context, 'remove', false, keys, maxEntries, fromMs, fromMs);
+		/** Removes the entries, from `fromMs` on (of `monotonicMs`; at once without it), failing unmade if it cannot start by `latestStartMs`. */
+		remove: async (keys: readonly string[], fromMs = monotonicMs(), latestStartMs?: number) => {
+			await enqueue(context, 'remove', false, keys, maxEntries, fromMs, fromMs, latestStartMs);
 		},
 		/** How long a claim should wait before its request is chosen, for other orders to join it (`gatherInMs`); 0: choose it now. */
 		gatherInMs: () => gatherInMs(nodeIdOf(context)),

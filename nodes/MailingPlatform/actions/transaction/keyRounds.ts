@@ -12,7 +12,7 @@
  * most `MAX_CONFIRM_ROUNDS` in all, and none once this process alone has added History Size
  * entries to the history since (it may have dropped the key by then). A call that takes longer than the last round's wait from its
  * read to its write still undoes a key unseen. Released keys are removed `REMOVE_ROUNDS` times,
- * some 100 ms apart (removal cannot be read back).
+ * some 100 ms apart and within `REMOVE_WITHIN_MS` of the first (removal cannot be read back).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -35,6 +35,12 @@ const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
 const MAX_CONFIRM_ROUNDS = 12;
 const REMOVE_ROUNDS = 3;
 const roundDelayMs = () => 50 + Math.random() * 100;
+/**
+ * A later removal round starts within this of the first, or not at all: it is there for a stale
+ * write of milliseconds, and a round that n8n's busy store held up longer could remove the key
+ * another process claimed since for the same order.
+ */
+const REMOVE_WITHIN_MS = 1000;
 
 const quoted = (entries: Iterable<string>) => [...entries].map((entry) => `"${keyOfEntry(entry)}"`).join(', ');
 
@@ -98,14 +104,16 @@ export function removeInRounds(store: Store, entries: readonly string[]): { remo
 	const ended = (async () => {
 		let failure: unknown;
 		let anyWent = false;
+		let latestStartMs = Number.POSITIVE_INFINITY;
 		for (let round = 1; round <= REMOVE_ROUNDS; round++) {
 			try {
-				await store.remove(entries, round === 1 ? undefined : monotonicMs() + roundDelayMs());
+				await store.remove(entries, round === 1 ? undefined : monotonicMs() + roundDelayMs(), latestStartMs);
 				anyWent = true;
 				went();
 			} catch (error) {
 				failure = error;
 			}
+			if (round === 1) latestStartMs = monotonicMs() + REMOVE_WITHIN_MS;
 		}
 		if (!anyWent) failed(failure);
 	})();
