@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
-import type { PostBody } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
+import type { PostBody, ProbeAccount } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
 import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
 import type { QueueReport } from '../../nodes/MailingPlatform/actions/transaction/results';
 import type { JobSettings } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
 import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
-import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import { AccountGate, monotonicMs, PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
 import { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 
 /**
@@ -79,6 +79,11 @@ const reportOf = async (run: { done: Promise<SendJob> }) => {
 		.flatMap((outcome) => (outcome.kind === 'reported' ? outcome.reports.map((report) => report.order) : [`${outcome.kind}: ${'error' in outcome ? outcome.error.message : ''}`]));
 };
 
+/** The probe of a test in which no refusal is taught to the gate: never called. */
+const probeNotExpected: ProbeAccount = async () => {
+	throw new Error('no probe was expected');
+};
+
 const range = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}-${index}`);
 
 describe('the account’s sender, shared by executions running at the same time', () => {
@@ -87,7 +92,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('sends a lone order at once, a second beside it, and those that arrive while both are under way together in the next request', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'])];
 		await arrivals(2);
 		runs.push(...['A-2', 'A-3', 'A-4'].map((order) => execution(sender, [order])));
@@ -106,7 +111,7 @@ describe('the account’s sender, shared by executions running at the same time'
 		jest.spyOn(performance, 'now').mockImplementation(() => clockMs);
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const first = execution(sender, ['A-0']);
 		await arrivals(1);
 		const quick = execution(sender, ['A-1']);
@@ -131,7 +136,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('hands each execution of a shared request its own reports, several per execution, in order', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const first = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		const runs = [execution(sender, range('A', 3)), execution(sender, range('B', 2)), execution(sender, range('C', 4))];
@@ -147,7 +152,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('pauses once after a 429 and sends the refused orders, first, with those that arrived meanwhile in the next request', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate, { refuse: (call) => (call === 0 ? failure('429') : undefined), pauseMs: 250 });
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'])];
 		await arrivals(2);
 		requests[0].answer();
@@ -165,7 +170,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('never cuts off an execution whose own requests take longer than Max Wait Seconds one after the other', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		// Five orders, one per request of 30 bytes at most; each request takes longer than Max Wait Seconds.
 		const bulk = execution(sender, range('B', 5), { maxRequestBytes: 30, maxWaitSeconds: 0.2 });
 		for (let request = 1; request <= 5; request++) {
@@ -180,7 +185,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('fails an order as not sent once it waited Max Wait Seconds while the service took nothing, saying what it waited for', async () => {
 		const gate = new AccountGate();
 		const { post, requests } = service(gate, { answerAtOnce: true, refuse: () => failure('429') });
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 
 		const [outcome] = (await execution(sender, ['A-0'], { maxWaitSeconds: 0.3 }).done).outcomes;
 		expect(outcome).toMatchObject({ kind: 'failed', itemIndexes: [0] });
@@ -193,7 +198,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('sends a small execution’s order beside a large execution’s request under way, not behind it, and never inside one of its requests', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const bulk = execution(sender, range('B', 6), { maxRequestBytes: 40 });
 		await arrivals(1);
 		const small = execution(sender, ['S-0']);
@@ -214,7 +219,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('never lets a small execution’s order ride in a request a bulk leads, even where the room greedy packing left would take it', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		// Two of the bulk's orders (31 bytes each) fill 65 of its 80 bytes: the small order (17 bytes with its brackets) would fit beside them.
@@ -240,7 +245,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('lets the execution that has waited longest lead, so that one with Ignore Invalid Transactions off, which shares its request with nobody, is not overtaken twice', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		const runs = [execution(sender, ['A-0']), execution(sender, ['A-1'], { ignoreInvalid: false }), execution(sender, ['A-2'])];
@@ -259,7 +264,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('withdraws a stopped execution’s order that has not left, and lets a request under way finish for the others', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate);
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		const stopped = execution(sender, ['A-1']);
@@ -280,7 +285,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('after a 413 sends the refused transactions again at half the size, and keeps the smallest limit two refusals taught', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate, { refuse: (_call, orders) => (orders.length > 2 ? failure('413') : undefined) });
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const large = execution(sender, range('A', 8));
 		await arrivals(1);
 		const smaller = execution(sender, range('B', 4));
@@ -301,7 +306,7 @@ describe('the account’s sender, shared by executions running at the same time'
 	it('after a 413 for a request several executions share sends each one’s transactions again, smaller, each item keeping its own report', async () => {
 		const gate = new AccountGate();
 		const { post, requests, arrivals } = service(gate, { refuse: (call) => (call === 2 ? failure('413') : undefined) });
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		const runs = [execution(sender, range('A', 3)), execution(sender, range('B', 2)), execution(sender, range('C', 1))];
@@ -325,7 +330,7 @@ describe('the account’s sender, shared by executions running at the same time'
 		const gate = new AccountGate();
 		const unknown = failure('500', { outcomeUnknown: true });
 		const { post, requests, arrivals } = service(gate, { refuse: (call) => (call === 2 ? unknown : undefined) });
-		const sender = new AccountSender(gate, post);
+		const sender = new AccountSender(gate, post, probeNotExpected);
 		const busy = [execution(sender, ['X-0']), execution(sender, ['Y-0'])];
 		await arrivals(2);
 		const runs = [execution(sender, range('A', 2)), execution(sender, range('B', 1))];
@@ -349,7 +354,7 @@ describe('the account’s sender and its gate', () => {
 			started.push(performance.now());
 			return await post(context, request);
 		};
-		const sender = new AccountSender(gate, timed);
+		const sender = new AccountSender(gate, timed, probeNotExpected);
 		await Promise.all(['A-0', 'A-1', 'A-2'].map(async (order) => await execution(sender, [order], { ignoreInvalid: false }, 5).done));
 
 		expect(requests).toHaveLength(3);
@@ -377,6 +382,26 @@ describe('the account’s gate', () => {
 		gate.takeStart();
 		expect(gate.waitMs()).toBeLessThanOrEqual(50);
 		expect(gate.whyWaiting()).toBe("the credential's Max Requests per Second (20)");
+	});
+
+	it('after a refusal sends a transaction larger than a probe only once a request that carries none was accepted', async () => {
+		const gate = new AccountGate();
+		const { post, requests } = service(gate, { answerAtOnce: true });
+		const probesBefore: number[] = [];
+		const probe: ProbeAccount = async () => {
+			probesBefore.push(requests.length);
+			gate.answered(monotonicMs(), 200, {});
+		};
+		// The account refused a request: until it takes one sent since, a request risks PROBE_BYTES at most.
+		gate.answered(monotonicMs(), 429, {});
+		const sender = new AccountSender(gate, post, probe);
+		const large = 'x'.repeat(PROBE_BYTES);
+
+		const reported = await reportOf(execution(sender, [large], { maxRequestBytes: 9_000_000 }));
+
+		expect(reported.map((order) => String(order).length)).toEqual([PROBE_BYTES]);
+		expect(probesBefore).toEqual([0]);
+		expect(requests).toHaveLength(1);
 	});
 
 	it('says why a request waits only while something holds it', () => {

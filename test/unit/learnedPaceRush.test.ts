@@ -49,7 +49,11 @@ function n8nProcess(budget: RequestBudget | undefined, acceptMs: number): Proces
 		const orders = (JSON.parse(body.toString('utf8')) as Array<{ order: string }>).map((transaction) => transaction.order);
 		return orders.map((order): QueueReport => ({ queued: true, contact: null, order }));
 	};
-	const self: Process = { sender: new AccountSender(gate, post), accepted: 0, refused: 0 };
+	// Every order is far smaller than a probe may be: none waits for a probe.
+	const probe = async () => {
+		throw new Error('no probe was expected');
+	};
+	const self: Process = { sender: new AccountSender(gate, post, probe), accepted: 0, refused: 0 };
 	return self;
 }
 

@@ -35,7 +35,9 @@ function service(limit: number, fail?: (call: number) => ServiceError | undefine
 
 /** One execution's transactions sent through a sender of their own, as the node's sender sends them. */
 async function sendTransactions(post: PostBody, all: ReadonlyArray<unknown>, items: readonly number[], settings: Partial<JobSettings> & { maxRequestBytes: number; stopAtFailure: boolean }): Promise<Outcome[]> {
-	const sender = new AccountSender(new AccountGate(), post);
+	const sender = new AccountSender(new AccountGate(), post, async () => {
+		throw new Error('no probe was expected: nothing here is refused');
+	});
 	const job = await new Promise<SendJob>((done) => sender.submit(new SendJob(context, all, items, { ignoreInvalid: true, maxWaitSeconds: 60, ...settings }, done), undefined));
 	return job.outcomes;
 }

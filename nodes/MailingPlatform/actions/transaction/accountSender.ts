@@ -30,11 +30,21 @@ import type { QueueReport } from './results';
 import type { Part, SendJob } from './sendJob';
 import { chooseRequestParts } from './sendJob';
 
+/** The size of the request the parts would make: joined, two arrays share one pair of brackets. */
+const bodyBytes = (parts: readonly Part[]) => parts.reduce((sum, part) => sum + part.body.bytes.length - 1, 1);
+
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
 	context: IExecuteFunctions,
 	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number },
 ) => Promise<QueueReport[]>;
+
+/**
+ * Asks the service, with a request that carries no transaction, whether the account takes
+ * requests again: after a refusal, where only a body larger than the gate risks waits. Its
+ * answer teaches the account's gate; what it says is not needed.
+ */
+export type ProbeAccount = (context: IExecuteFunctions) => Promise<void>;
 
 /** Requests of one account under way at once in this process: one for a large sending, one for whoever arrives meanwhile. */
 const MAX_REQUESTS_UNDER_WAY = 2;
@@ -73,6 +83,7 @@ export class AccountSender {
 	constructor(
 		private readonly gate: AccountGate,
 		private readonly post: PostBody,
+		private readonly probe: ProbeAccount,
 	) {}
 
 	/** Takes a job; while it waits, the Max Requests per Second of its `credential` counts at the account's gate. */
@@ -114,7 +125,7 @@ export class AccountSender {
 				if (chosen.length > 0) {
 					this.gate.takeStart();
 					// Not awaited: one workflow's slow store must not hold up the account's next request.
-					void this.send(chosen);
+					void (bodyBytes(chosen) > this.gate.largestBodyToRisk() ? this.probeFor(chosen) : this.send(chosen));
 					chosen = [];
 				}
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
@@ -181,6 +192,28 @@ export class AccountSender {
 	private expire(job: SendJob): void {
 		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.waits.whyUnserved()}`;
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusedRequests}.`);
+	}
+
+	/**
+	 * After a refusal a transaction larger alone than a probe may be waits, and a request that
+	 * carries none asks whether the account takes requests again (its answer teaches the gate).
+	 */
+	private async probeFor(parts: readonly Part[]): Promise<void> {
+		const startedAt = monotonicMs();
+		this.underWay.push(startedAt);
+		try {
+			try {
+				await Promise.all(parts.map(async ({ job, body }) => await job.returnToWaiting(body, false)));
+			} catch (fault) {
+				this.faulted(parts, fault, () => false);
+			}
+			await this.probe(parts[0].job.context);
+		} catch {
+			// Its answer, refused or not, taught the gate; a failure of its own leaves the next try to the pause.
+		} finally {
+			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
+			this.wake();
+		}
 	}
 
 	/** The keys of the parts claimed; a fault while a job's keys are claimed fails that job's part as not sent, and the others go on. */

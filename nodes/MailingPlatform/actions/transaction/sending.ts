@@ -12,7 +12,7 @@ import type { ServiceResponse } from '../../transport';
 import { apiRequest, credentialOf } from '../../transport';
 import { accountOf, gateOf } from '../../transport/accountGate';
 import { serviceError, ServiceError } from '../../transport/errors';
-import type { PostBody } from './accountSender';
+import type { PostBody, ProbeAccount } from './accountSender';
 import { AccountSender } from './accountSender';
 import { packBodies } from './packing';
 import type { Outcome, QueueReport } from './results';
@@ -106,6 +106,12 @@ const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlier
 	}
 };
 
+/** A read of the block count over an empty span: the smallest request the account's budget knows. */
+const probeAccount: ProbeAccount = async (context) => {
+	const now = Date.now();
+	await apiRequest.call(context, { method: 'GET', path: ['reports', 'blocks', 'count'], query: { from_date: now, to_date: now }, repeatable: true, sender: { earlierAttempts: 0 } });
+};
+
 const senders = new Map<string, AccountSender>();
 
 /**
@@ -116,7 +122,7 @@ function senderOf(data: ICredentialDataDecryptedObject | undefined): AccountSend
 	const account = accountOf(data);
 	let sender = senders.get(account);
 	if (sender === undefined) {
-		sender = new AccountSender(gateOf(data), postBody);
+		sender = new AccountSender(gateOf(data), postBody, probeAccount);
 		senders.set(account, sender);
 	}
 	return sender;
