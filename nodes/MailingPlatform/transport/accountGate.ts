@@ -50,8 +50,10 @@ export class AccountGate {
 
 	private pausedUntilMs = 0;
 
-	/** When the latest pause began. */
+	/** When the latest pause began, and the latest refusal (429, 503) came. */
 	private pausedAtMs = Number.NEGATIVE_INFINITY;
+
+	private refusedAtMs = Number.NEGATIVE_INFINITY;
 
 	private pauseReason = '';
 
@@ -124,7 +126,10 @@ export class AccountGate {
 	answered(sentAtMs: number, status: number, headers: Readonly<Record<string, string | undefined>> | undefined): void {
 		const limits = readRateLimits(headers);
 		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
-		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
+		if (asksToSlowDown(status)) {
+			this.refusedAtMs = monotonicMs();
+			this.learned.refused(sentAtMs, this.refusedAtMs, refusesForRate(status, headers?.['retry-after']));
+		}
 		else this.learned.accepted(sentAtMs, this.startHeldBack);
 		this.slowDownFromLastStart();
 		if (limits.spentForMs !== undefined) {
@@ -146,10 +151,15 @@ export class AccountGate {
 		this.pauseReason = reason;
 	}
 
-	/** Whether a pause that began after `sinceMs` (of `monotonicMs`) still holds: a request whose start was taken before it has not left yet. */
-	pausedSince(sinceMs: number): boolean {
-		// A start is taken only while no pause holds: a pause of the same moment began after it.
-		return this.pausedAtMs >= sinceMs && this.pausedUntilMs > monotonicMs();
+	/**
+	 * Whether a request whose start was taken at `sinceMs` (of `monotonicMs`) and that has not
+	 * left yet should wait again: since then the account was paused, or refused a request, and
+	 * that still holds (a request chosen before a refusal may be larger than a probe, or go
+	 * beside another). A start is taken only while neither holds: one of the same moment came after it.
+	 */
+	heldBackSince(sinceMs: number): boolean {
+		const paused = this.pausedAtMs >= sinceMs && this.pausedUntilMs > monotonicMs();
+		return paused || (this.refusedAtMs >= sinceMs && this.learned.awaitingAcceptance);
 	}
 
 	/**

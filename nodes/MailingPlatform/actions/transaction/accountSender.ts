@@ -11,8 +11,9 @@
  * - keys are claimed as their transactions leave and given back when the service refuses a
  *   request (SendJob), so nothing waiting holds a key; a 429 or 503 pauses the account (the gate);
  * - Max Wait Seconds counts only time the service took none of an execution's transactions;
- * - a request whose keys were being claimed when the service paused the account waits out the
- *   pause (nothing of it had left); once made, a request is never aborted: its answer decides;
+ * - a request whose keys were being claimed when the service paused the account or refused a
+ *   request waits again (nothing of it had left); once made, a request is never aborted: its
+ *   answer decides;
  * - a fault of this code fails the job it came from, and the loop never runs on without giving
  *   n8n's thread a turn.
  */
@@ -246,8 +247,8 @@ export class AccountSender {
 		let parts = chosen;
 		try {
 			parts = await this.claimed(chosen);
-			// Nothing has left yet: what was stopped, or all of it where the service paused the account while the keys were claimed, waits again.
-			const paused = this.gate.pausedSince(startedAt);
+			// Nothing has left yet: what was stopped, or all of it where the service paused the account or refused a request while the keys were claimed, waits again.
+			const paused = this.gate.heldBackSince(startedAt);
 			const leaving: Part[] = [];
 			for (const part of parts) {
 				if (part.job.withdrawn || paused) await part.job.returnToWaiting(part.body, false);
