@@ -70,7 +70,8 @@ const delivery = (processes: number): fc.Arbitrary<Delivery> =>
 
 const processCount = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 4, max: 10 }) });
 
-export const simulationCase: fc.Arbitrary<SimulationCase> = processCount.chain((processes) =>
+/** The cases on as many processes as `processes` draws. */
+export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<SimulationCase> => processes.chain((processes) =>
 	fc.record(
 		{
 			processes: fc.constant(processes),
@@ -89,3 +90,5 @@ export const simulationCase: fc.Arbitrary<SimulationCase> = processCount.chain((
 		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'paces', 'entityLimitBytes', 'randomSeed', 'fullHistory', 'commandLine'] },
 	),
 );
+
+export const simulationCase = casesOn(processCount);

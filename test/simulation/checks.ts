@@ -6,6 +6,8 @@
  *   carried it was acted on, saying that a re-run sends it; outcome unknown only where its bytes
  *   may have been acted on; "already sent" only for an order the service queued;
  * - an item is "not sent" for Max Wait Seconds only once it waited that long, its own requests' time not counted;
+ * - a keyed item "not sent" that says a re-run sends it leaves its key free in n8n's store, unless
+ *   another delivery of its order took it;
  * - a keyed order is queued at most once (across processes only n8n's store's documented limit, an
  *   overlapping write that lost a change of its key, excuses a second time), and after the
  *   redelivery once, unless an item said its outcome is unknown;
@@ -144,6 +146,7 @@ export function findingsOf(world: World): Findings {
 			unlessStoreLimit(order, `lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${items.join('; ')}`, true);
 		}
 	}
+	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));
 	for (const execution of executions) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
 	problems.push(...pauseProblems(world), ...probeProblems(world));
@@ -285,7 +288,8 @@ function probeProblems(world: World): string[] {
 			const acceptedAtMs = Math.min(Number.POSITIVE_INFINITY, ...accepted.map((request) => request.answeredAtMs ?? Number.POSITIVE_INFINITY));
 			for (const probe of sentBetween(requests, refusedAtMs, acceptedAtMs)) {
 				if (probe.bytes > PROBE_BYTES) problems.push(`probe: request ${probe.number} of process ${probe.process} carried ${probe.bytes} bytes (${probe.carried.length} transactions) after request ${refused.number}'s refusal, before the account took one, over ${PROBE_BYTES}`);
-				const beside = requests.filter((other) => other !== probe && other.sentAtMs <= probe.sentAtMs && (other.answeredAtMs ?? Number.POSITIVE_INFINITY) > probe.sentAtMs);
+				// Requests are numbered as they reach the service: one that left before, and had no answer yet.
+				const beside = requests.filter((other) => other.number < probe.number && (other.answeredAtMs ?? Number.POSITIVE_INFINITY) > probe.sentAtMs);
 				if (beside.length > 0) problems.push(`probe: request ${probe.number} of process ${probe.process} left after request ${refused.number}'s refusal beside request ${beside[0].number}, still under way`);
 			}
 		}
@@ -293,3 +297,30 @@ function probeProblems(world: World): string[] {
 	return problems;
 }
 
+
+/** What the items of an execution said, by order. */
+const saidOf = (execution: Execution, order: string): Said[] => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [saidBy(execution.results[item]).said] : []));
+
+/** Items whose text says their key may stay: the store could not release it, could not be asked, or another execution held it. */
+const MAY_STAY = /could not be released|could not check the Deduplication Key|another execution of this node was sending/;
+
+/**
+ * A keyed item not sent, whose message says a re-run sends it, leaves no key in n8n's store once
+ * the case settled, unless another delivery of the order (queued, of unknown outcome, or never
+ * ended) may hold it.
+ */
+function keyFreeProblems(world: World): Array<{ order: string; problem: string }> {
+	const left = new Set(world.entriesAfterCase);
+	const problems: Array<{ order: string; problem: string }> = [];
+	const firstDeliveries = world.executions.filter((execution) => !execution.again);
+	for (const execution of firstDeliveries.filter((candidate) => candidate.delivery.keyed && !candidate.delivery.dryRun)) {
+		(execution.results ?? []).forEach((result, item) => {
+			const order = ordersOf(execution)[item];
+			const { said, text } = saidBy(result);
+			if (said !== 'notSent' || MAY_STAY.test(text) || !left.has(`key ${order}`)) return;
+			const heldElsewhere = firstDeliveries.some((other) => other !== execution && other.delivery.keyed && (other.results === undefined || saidOf(other, order).some((one) => one !== 'notSent' && one !== 'declined')));
+			if (!heldElsewhere) problems.push({ order, problem: `keyFree: execution ${execution.index}, item ${item} (${order}) says "${text}", but its key stayed in n8n's store` });
+		});
+	}
+	return problems;
+}

@@ -70,6 +70,28 @@ export async function census(runs: number, seed: number, excused: Map<string, nu
 	return found;
 }
 
+/**
+ * The first of up to `runs` cases from `seed` (counted from 1) that shows a problem of `check`,
+ * or undefined; `cases` draws them (all the simulation's by default).
+ */
+export async function firstCaseShowing(check: string, runs: number, seed: number, cases: fc.Arbitrary<SimulationCase> = simulationCase): Promise<number | undefined> {
+	let crash: unknown;
+	const details = await fc.check(
+		fc.asyncProperty(cases, fc.scheduler(), async (simulated, scheduler) => {
+			try {
+				return !(await findingsOfCase(simulated, scheduler)).problems.some((problem) => checkOf(problem) === check);
+			} catch (error) {
+				// A case that cannot run is no finding of the check.
+				crash = error;
+				return false;
+			}
+		}),
+		{ numRuns: runs, seed, endOnFailure: true },
+	);
+	if (crash !== undefined) throw crash;
+	return details.failed ? details.numRuns : undefined;
+}
+
 /** The census as lines, one per check found. */
 export function censusLines(found: Census): string[] {
 	return [...found].sort(([, a], [, b]) => a.firstCase - b.firstCase).map(([check, { cases, firstCase, example }]) => `${check}: in ${cases} cases, first at case ${firstCase}: ${example.slice(0, 400)}`);

@@ -91,6 +91,9 @@ export class World {
 
 	readonly store: StoreRow;
 
+	/** n8n's store once the case has settled, before any redelivery. */
+	entriesAfterCase: readonly string[] = [];
+
 	readonly heldThread = new HeldThread();
 
 	private faulty = true;
@@ -122,6 +125,7 @@ export class World {
 		const singles = [...new Set(keyed.flatMap((delivery) => delivery.orders).filter((order) => !order.startsWith('bulk-')))].map((order) => [order]);
 		const bulks = keyed.filter((delivery) => delivery.orders[0].startsWith('bulk-')).map((delivery) => delivery.orders);
 		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_REDELIVERY_MS);
+		this.entriesAfterCase = [...this.store.entries];
 		for (let process = 0; process < this.simulated.processes; process++) {
 			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 120, ignoreInvalid: true, dryRun: false, orders: [`fresh-${process}`] };
 			for (const delivery of [...singles, ...bulks].map((orders) => ({ ...fresh, keyed: true, orders }))) this.deliverAt(delivery, true);

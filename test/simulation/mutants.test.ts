@@ -1,0 +1,192 @@
+/**
+ * Every check of the simulation can fail: each mutant below breaks the sending in one way a
+ * fault of this code could, and the simulation, searching cases from a fixed seed, must show a
+ * problem of the check it names within `SEARCH_CASES` cases. A check whose mutant passes proves
+ * nothing. The cases each search took are printed, as the closing notes quote them.
+ */
+import { performance } from 'node:perf_hooks';
+
+import fc from 'fast-check';
+
+import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
+import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
+import type { Body } from '../../nodes/MailingPlatform/actions/transaction/packing';
+import * as render from '../../nodes/MailingPlatform/actions/transaction/render';
+import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/results';
+import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
+import { WaitClock } from '../../nodes/MailingPlatform/actions/transaction/waits';
+import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
+import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import type { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
+import * as retry from '../../nodes/MailingPlatform/transport/retry';
+import { casesOn, simulationCase } from './cases';
+import type { SimulationCase } from './model';
+import { firstCaseShowing } from './search';
+
+/** How many cases a search may draw: far more than any mutant below needs from its seed. */
+const SEARCH_CASES = 400;
+const SEED = 56;
+
+/** Replaces `method` of `host` while the search runs; `original` calls what it replaced. */
+function replace<T extends object>(host: T, method: string, by: (original: (...args: unknown[]) => unknown) => (this: unknown, ...args: unknown[]) => unknown): void {
+	const original = (host as Record<string, (...args: unknown[]) => unknown>)[method];
+	jest.spyOn(host as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(
+		by(function (this: unknown, ...args: unknown[]) {
+			return original.apply(this, args);
+		} as (...args: unknown[]) => unknown),
+	);
+}
+
+/** Holds the thread `ms` of the real clock (jest fakes the global `performance`, not `node:perf_hooks`'). */
+function busyFor(ms: number): void {
+	const until = performance.now() + ms;
+	while (performance.now() < until);
+}
+
+interface Mutant {
+	/** What the mutant breaks. */
+	name: string;
+	/** The check that must catch it. */
+	check: string;
+	mutate: () => void;
+	cases?: fc.Arbitrary<SimulationCase>;
+}
+
+const MUTANTS: Mutant[] = [
+	...[2, 3].map((processes) => ({
+		name: `claims that ignore n8n's store, on ${processes} processes`,
+		check: 'doubled',
+		mutate: () => replace(KeyClaims.prototype, 'claim', () => async () => []),
+		cases: casesOn(fc.constant(processes)),
+	})),
+	{
+		name: 'a job that never gives up for Max Wait Seconds',
+		check: 'overdue',
+		mutate: () => replace(AccountSender.prototype, 'expire', () => () => undefined),
+	},
+	{
+		name: 'a job that gives up half a second early',
+		check: 'maxWait',
+		mutate: () => {
+			const deadlineMs = Object.getOwnPropertyDescriptor(WaitClock.prototype, 'deadlineMs')?.get as () => number;
+			jest.spyOn(WaitClock.prototype, 'deadlineMs', 'get').mockImplementation(function (this: WaitClock) {
+				return deadlineMs.call(this) - 500;
+			});
+		},
+	},
+	{
+		name: 'a key never released after "not sent"',
+		check: 'lost',
+		mutate: () => replace(KeyClaims.prototype, 'release', () => async () => undefined),
+	},
+	{
+		name: 'an unknown outcome reported as queued',
+		check: 'queued',
+		mutate: () =>
+			replace(SendJob.prototype, 'failed', (original) =>
+				function (this: unknown, body: unknown, error: unknown) {
+					const { start, end } = body as Body;
+					if (!(error as ServiceError).outcomeUnknown) return original.call(this, body, error);
+					return (this as SendJob).reported(body as Body, Array.from({ length: end - start }, () => ({ queued: true, contact: null })));
+				} as (...args: unknown[]) => unknown,
+			),
+	},
+	{
+		name: "a 500 on a transaction's request read as a plain failure",
+		check: 'notSent',
+		mutate: () => jest.spyOn(retry, 'leavesOutcomeOpen').mockReturnValue(false),
+	},
+	{
+		name: 'a refused connection read as an unknown outcome',
+		check: 'unknown',
+		mutate: () => jest.spyOn(retry, 'neverSent').mockReturnValue(false),
+	},
+	{
+		name: 'a key whose outcome is unknown read as already sent',
+		check: 'alreadySent',
+		mutate: () =>
+			replace(KeyClaims.prototype, 'claim', (original) => async function (this: unknown, ...args: unknown[]) {
+				const outcomes = (await original.apply(this, args)) as Outcome[];
+				return outcomes.map((outcome) => (outcome.kind === 'skipped' ? { ...outcome, reason: 'Not sent again: this node already sent a transaction with this Deduplication Key' } : outcome));
+			}),
+	},
+	{
+		name: 'a keyed item not sent whose message does not say that a re-run sends it',
+		check: 'reRun',
+		mutate: () =>
+			replace(render, 'renderOutcomes', (original) => function (this: unknown, ...args: unknown[]) {
+				const results = original.apply(this, args) as ItemResult[];
+				for (const result of results) if ('error' in result) result.error.description = result.error.description?.replace(/re-run sends it|running it again sends it/gi, 'it failed');
+				return results;
+			}),
+	},
+	{
+		name: 'a key left in n8n\'s store after "not sent"',
+		check: 'keyFree',
+		mutate: () => replace(KeyClaims.prototype, 'release', () => async () => undefined),
+	},
+	{
+		name: "a 429's pause not kept",
+		check: 'pause',
+		mutate: () => replace(AccountGate.prototype, 'pause', () => () => undefined),
+	},
+	{
+		name: 'a refusal followed by requests of any size',
+		check: 'probe',
+		mutate: () => replace(AccountGate.prototype, 'largestBodyToRisk', () => () => Number.POSITIVE_INFINITY),
+	},
+	{
+		name: "one-order executions riding in a bulk's requests",
+		check: 'bulk',
+		mutate: () => jest.spyOn(SendJob.prototype, 'mayShare', 'get').mockReturnValue(true),
+	},
+	{
+		name: 'claims gathering for a second',
+		check: 'gathered',
+		mutate: () => replace(KeyClaims.prototype, 'gatherInMs', () => () => 1000),
+	},
+	{
+		name: 'a step that holds the thread 80 ms now and then',
+		check: 'held',
+		mutate: () => {
+			let calls = 0;
+			replace(SendJob.prototype, 'choose', (original) => function (this: unknown, ...args: unknown[]) {
+				if (calls++ % 20 === 0) busyFor(80);
+				return original.apply(this, args);
+			});
+		},
+	},
+	{
+		name: 'an item given up without an outcome',
+		check: 'items',
+		mutate: () => replace(SendJob.prototype, 'giveUp', () => function (this: unknown) {
+			(this as { finish: () => void }).finish();
+		}),
+	},
+	{
+		name: "an execution that never returns once its keys are settled",
+		check: 'ends',
+		mutate: () => replace(KeyClaims.prototype, 'settled', () => async () => await new Promise(() => {})),
+	},
+	{
+		name: 'keys held in the process for good',
+		check: 'wedge',
+		mutate: () => replace(KeyClaims.prototype, 'settled', () => async () => undefined),
+	},
+];
+
+beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'], now: Date.UTC(2026, 2, 29, 0, 30) }));
+afterEach(() => {
+	jest.useRealTimers();
+	jest.restoreAllMocks();
+});
+
+const found: string[] = [];
+afterAll(() => console.log(['Mutants, each caught by its check: the case of the search (seed 56) that showed it', ...found].join('\n')));
+
+test.each(MUTANTS.map((mutant) => [mutant.name, mutant] as const))('the simulation catches %s', async (_name, { check, mutate, cases }) => {
+	mutate();
+	const atCase = await firstCaseShowing(check, SEARCH_CASES, SEED, cases ?? simulationCase);
+	found.push(`${check}: ${_name}, at case ${atCase ?? `none of ${SEARCH_CASES}`}`);
+	expect(atCase).toBeDefined();
+}, 120_000);
