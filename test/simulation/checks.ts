@@ -49,8 +49,15 @@ export const LARGE_ORDER = 'large-';
 /** What the checks found, and the problems a documented limit excused, counted per check. */
 export interface Findings {
 	problems: string[];
+	/** Per check and limit, e.g. "doubled (overlapping writes)": the problems the limit excused. */
 	excused: Map<string, number>;
+	/** Keyed orders delivered in a case on two processes or more, where the limits can strike. */
+	keyedOrdersAcrossProcesses: number;
 }
+
+/** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
+const OVERLAPPING_WRITES = 'overlapping writes';
+const READ_MARKS = 'a mark read by another process';
 
 type Said = 'queued' | 'declined' | 'notSent' | 'unknown' | 'alreadySent' | 'skipped';
 
@@ -86,10 +93,10 @@ export function findingsOf(world: World): Findings {
 	const excused = new Map<string, number>();
 	/** Adds the problem unless the store's documented limit touched `order`; then counts it as excused. */
 	const unlessStoreLimit = (order: string, problem: string, readMarks = false) => {
-		if (record.overwrittenOrders.has(order) || (readMarks && record.readMarkOrders.has(order))) {
-			const check = problem.slice(0, problem.indexOf(':'));
-			excused.set(check, (excused.get(check) ?? 0) + 1);
-		} else problems.push(problem);
+		const limit = record.overwrittenOrders.has(order) ? OVERLAPPING_WRITES : readMarks && record.readMarkOrders.has(order) ? READ_MARKS : undefined;
+		if (limit === undefined) return void problems.push(problem);
+		const excuse = `${problem.slice(0, problem.indexOf(':'))} (${limit})`;
+		excused.set(excuse, (excused.get(excuse) ?? 0) + 1);
 	};
 	const { record, executions } = world;
 	const unknownOrders = new Set<string>();
@@ -153,7 +160,8 @@ export function findingsOf(world: World): Findings {
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
-	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused };
+	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses };
 }
 
 /** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */

@@ -50,15 +50,32 @@ export const checkOf = (problem: string) => problem.slice(0, problem.indexOf(':'
 /** Per check: the cases that showed it, the first of them (counted from 1) and its first problem there. */
 export type Census = Map<string, { cases: number; firstCase: number; example: string }>;
 
+/** What a documented limit excused over many cases, and of how many keyed orders delivered on two processes or more. */
+export class Excuses {
+	readonly counts = new Map<string, number>();
+
+	keyedOrdersAcrossProcesses = 0;
+
+	add({ excused, keyedOrdersAcrossProcesses }: Findings): void {
+		for (const [excuse, count] of excused) this.counts.set(excuse, (this.counts.get(excuse) ?? 0) + count);
+		this.keyedOrdersAcrossProcesses += keyedOrdersAcrossProcesses;
+	}
+
+	toString(): string {
+		const each = [...this.counts].sort(([a], [b]) => a.localeCompare(b)).map(([excuse, count]) => `${excuse} ${count} (${((100 * count) / Math.max(1, this.keyedOrdersAcrossProcesses)).toFixed(1)}%)`);
+		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more`;
+	}
+}
+
 /** Runs `runs` cases from `seed`, every one whatever it shows, and counts what they showed. */
-export async function census(runs: number, seed: number, excused: Map<string, number> = new Map()): Promise<Census> {
+export async function census(runs: number, seed: number, excuses = new Excuses()): Promise<Census> {
 	const found: Census = new Map();
 	let cases = 0;
 	await fc.assert(
 		fc.asyncProperty(simulationCase, fc.scheduler(), async (simulated, scheduler) => {
 			cases++;
 			const findings = await findingsOfCase(simulated, scheduler);
-			for (const [check, count] of findings.excused) excused.set(check, (excused.get(check) ?? 0) + count);
+			excuses.add(findings);
 			for (const check of new Set(findings.problems.map(checkOf))) {
 				const entry = found.get(check);
 				if (entry === undefined) found.set(check, { cases: 1, firstCase: cases, example: findings.problems.find((problem) => checkOf(problem) === check) ?? '' });
