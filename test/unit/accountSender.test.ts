@@ -404,6 +404,25 @@ describe('the account’s gate', () => {
 		expect(requests).toHaveLength(1);
 	});
 
+	it('pauses the account between probes that do not reach the service, as between refused requests', async () => {
+		const gate = new AccountGate();
+		const { post, requests } = service(gate, { answerAtOnce: true });
+		const probedAtMs: number[] = [];
+		const probe: ProbeAccount = async () => {
+			probedAtMs.push(monotonicMs());
+			if (probedAtMs.length < 3) throw Object.assign(new ServiceError(node, { message: 'The service could not be reached' }), { notProcessed: true });
+			gate.answered(monotonicMs(), 200, {});
+		};
+		gate.answered(monotonicMs(), 429, {});
+		const sender = new AccountSender(gate, post, probe);
+
+		await reportOf(execution(sender, ['x'.repeat(PROBE_BYTES)], { maxRequestBytes: 9_000_000 }));
+
+		expect(probedAtMs).toHaveLength(3);
+		expect(probedAtMs[1] - probedAtMs[0]).toBeGreaterThanOrEqual(200);
+		expect(requests).toHaveLength(1);
+	});
+
 	it('says why a request waits only while something holds it', () => {
 		const gate = new AccountGate();
 		gate.enter(undefined);

@@ -76,6 +76,9 @@ export class AccountSender {
 	/** The largest body the account takes, as a 413 taught it (half the refused body); it only falls, for the process's life. */
 	private accountLimit = Number.POSITIVE_INFINITY;
 
+	/** Probes in a row that got no answer (the service was not reached): each pauses the account longer. */
+	private probesUnanswered = 0;
+
 	/** Why the jobs waiting since the last count waited. */
 	private reason = BUSY;
 
@@ -209,8 +212,12 @@ export class AccountSender {
 				this.faulted(parts, fault, () => false);
 			}
 			await this.probe(parts[0].job.context);
-		} catch {
-			// Its answer, refused or not, taught the gate; a failure of its own leaves the next try to the pause.
+			this.probesUnanswered = 0;
+		} catch (error) {
+			// An answer, refused or not, taught the gate; a service not reached is tried again after a growing pause.
+			if (!/^\d{3}$/.test(String((error as ServiceError).httpCode ?? ''))) {
+				this.gate.pause(retryDelayMs(this.probesUnanswered++, undefined), 'the service could not be reached');
+			} else this.probesUnanswered = 0;
 		} finally {
 			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
 			this.wake();
