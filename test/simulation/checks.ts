@@ -306,28 +306,31 @@ function probeProblems(world: World): string[] {
 }
 
 
-/** What the items of an execution said, by order. */
-const saidOf = (execution: Execution, order: string): Said[] => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [saidBy(execution.results[item]).said] : []));
-
 /** Items whose text says their key may stay: the store could not release it, could not be asked, or another execution held it. */
 const MAY_STAY = /could not be released|could not check the Deduplication Key|another execution of this node was sending/;
 
 /**
  * A keyed item not sent, whose message says a re-run sends it, leaves no key in n8n's store once
- * the case settled, unless another delivery of the order (queued, of unknown outcome, or never
- * ended) may hold it.
+ * the case settled, unless a delivery of the order may hold it: another one queued it, or its
+ * outcome is unknown, or it never ended, or an item of the order says its key may stay.
  */
 function keyFreeProblems(world: World): Array<{ order: string; problem: string }> {
 	const left = new Set(world.entriesAfterCase);
 	const problems: Array<{ order: string; problem: string }> = [];
-	const firstDeliveries = world.executions.filter((execution) => !execution.again);
-	for (const execution of firstDeliveries.filter((candidate) => candidate.delivery.keyed && !candidate.delivery.dryRun)) {
+	const keyed = world.executions.filter((execution) => !execution.again && execution.delivery.keyed && !execution.delivery.dryRun);
+	const itemsOf = (order: string) => keyed.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order ? [{ execution, result: execution.results?.[item] }] : [])));
+	const mayHold = (order: string, except: Execution) =>
+		itemsOf(order).some(({ execution, result }) => {
+			if (result === undefined) return execution.returnedAtMs === undefined;
+			const { said, text } = saidBy(result);
+			return MAY_STAY.test(text) || (execution !== except && said !== 'notSent' && said !== 'declined');
+		});
+	for (const execution of keyed) {
 		(execution.results ?? []).forEach((result, item) => {
 			const order = ordersOf(execution)[item];
 			const { said, text } = saidBy(result);
-			if (said !== 'notSent' || MAY_STAY.test(text) || !left.has(`key ${order}`)) return;
-			const heldElsewhere = firstDeliveries.some((other) => other !== execution && other.delivery.keyed && (other.results === undefined || saidOf(other, order).some((one) => one !== 'notSent' && one !== 'declined')));
-			if (!heldElsewhere) problems.push({ order, problem: `keyFree: execution ${execution.index}, item ${item} (${order}) says "${text}", but its key stayed in n8n's store` });
+			if (said !== 'notSent' || !left.has(`key ${order}`) || mayHold(order, execution)) return;
+			problems.push({ order, problem: `keyFree: execution ${execution.index}, item ${item} (${order}) says "${text}", but its key stayed in n8n's store` });
 		});
 	}
 	return problems;

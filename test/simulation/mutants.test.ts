@@ -21,6 +21,7 @@ import type { ServiceError } from '../../nodes/MailingPlatform/transport/errors'
 import * as retry from '../../nodes/MailingPlatform/transport/retry';
 import { casesOn, simulationCase } from './cases';
 import type { SimulationCase } from './model';
+import { threadCpuMs } from './heldThread';
 import { firstCaseShowing } from './search';
 
 /** How many cases a search may draw: far more than any mutant below needs from its seed. */
@@ -37,10 +38,13 @@ function replace<T extends object>(host: T, method: string, by: (original: (...a
 	);
 }
 
-/** Holds the thread `ms` of the real clock (jest fakes the global `performance`, not `node:perf_hooks`'). */
+/**
+ * Holds the thread `ms` of the real clock (jest fakes the global `performance`, not
+ * `node:perf_hooks`') and of its own CPU time, which a loaded machine makes the longer.
+ */
 function busyFor(ms: number): void {
-	const until = performance.now() + ms;
-	while (performance.now() < until);
+	const [untilMs, untilCpuMs] = [performance.now() + ms, threadCpuMs() + ms];
+	while (performance.now() < untilMs || threadCpuMs() < untilCpuMs);
 }
 
 interface Mutant {
