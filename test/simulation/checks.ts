@@ -53,6 +53,8 @@ export interface Findings {
 	excused: Map<string, number>;
 	/** Keyed orders delivered in a case on two processes or more, where the limits can strike. */
 	keyedOrdersAcrossProcesses: number;
+	/** The faults of the sender's own code the case drew, and those that struck. */
+	codeFaults: { drawn: number; fired: number };
 }
 
 /** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
@@ -161,7 +163,8 @@ export function findingsOf(world: World): Findings {
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
-	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses };
+	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults };
 }
 
 /** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */
@@ -227,11 +230,13 @@ function coveredMs(spans: ReadonlyArray<{ startMs: number; endMs: number }>, fro
  * An execution waits no longer than Max Wait Seconds since the service last reported on its
  * transactions (or since its start), less the time its own requests and its process's store
  * calls were under way, with each gathering's room and, under `n8n execute`, its keys' first
- * rounds after its last request.
+ * rounds after its last request; until it returned, or n8n cancelled it.
  */
 function overdueProblems(world: World, execution: Execution): string[] {
-	const { startedAtMs, returnedAtMs, delivery, again } = execution;
-	if (again || startedAtMs === undefined || returnedAtMs === undefined || delivery.dryRun) return [];
+	const { startedAtMs, delivery, again } = execution;
+	// Once n8n cancelled it, what is left is giving its keys back to n8n's store: `ends` judges that it ends.
+	const returnedAtMs = Math.min(execution.returnedAtMs ?? Number.NaN, execution.cancelledAtMs ?? Number.POSITIVE_INFINITY);
+	if (again || startedAtMs === undefined || Number.isNaN(returnedAtMs) || delivery.dryRun) return [];
 	const own = world.record.requests.filter((request) => request.carried.some((carried) => carried.delivery === execution.index));
 	const busy = [
 		...own.map((request) => ({ startMs: request.sentAtMs, endMs: request.answeredAtMs ?? returnedAtMs })),

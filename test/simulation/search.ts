@@ -50,20 +50,28 @@ export const checkOf = (problem: string) => problem.slice(0, problem.indexOf(':'
 /** Per check: the cases that showed it, the first of them (counted from 1) and its first problem there. */
 export type Census = Map<string, { cases: number; firstCase: number; example: string }>;
 
-/** What a documented limit excused over many cases, and of how many keyed orders delivered on two processes or more. */
+/**
+ * What a documented limit excused over many cases, and of how many keyed orders delivered on two
+ * processes or more; and how many of the code faults drawn struck.
+ */
 export class Excuses {
 	readonly counts = new Map<string, number>();
 
 	keyedOrdersAcrossProcesses = 0;
 
-	add({ excused, keyedOrdersAcrossProcesses }: Findings): void {
+	readonly codeFaults = { drawn: 0, fired: 0 };
+
+	add({ excused, keyedOrdersAcrossProcesses, codeFaults }: Findings): void {
 		for (const [excuse, count] of excused) this.counts.set(excuse, (this.counts.get(excuse) ?? 0) + count);
 		this.keyedOrdersAcrossProcesses += keyedOrdersAcrossProcesses;
+		this.codeFaults.drawn += codeFaults.drawn;
+		this.codeFaults.fired += codeFaults.fired;
 	}
 
 	toString(): string {
 		const each = [...this.counts].sort(([a], [b]) => a.localeCompare(b)).map(([excuse, count]) => `${excuse} ${count} (${((100 * count) / Math.max(1, this.keyedOrdersAcrossProcesses)).toFixed(1)}%)`);
-		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more`;
+		const { drawn, fired } = this.codeFaults;
+		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more; code faults drawn ${drawn}, struck ${fired}`;
 	}
 }
 

@@ -91,6 +91,9 @@ export class World {
 
 	readonly store: StoreRow;
 
+	/** The code faults the case drew that struck: a fault at a call the code never made tests nothing. */
+	readonly codeFaultsFired: string[] = [];
+
 	/** n8n's store once the case has settled, before any redelivery. */
 	entriesAfterCase: readonly string[] = [];
 
@@ -141,6 +144,7 @@ export class World {
 
 	private installCodeFaults(): void {
 		const calls = new Map<string, number>();
+		const codeFaultsFired = this.codeFaultsFired;
 		for (const [name, prototype, method, fails] of FAULT_TARGETS) {
 			const strikes = this.simulated.codeFaults.filter((fault) => fault.method === name).map((fault) => fault.call);
 			if (strikes.length === 0) continue;
@@ -151,6 +155,7 @@ export class World {
 				const call = (calls.get(name) ?? 0) + 1;
 				calls.set(name, call);
 				if (faultsStrike() && strikes.includes(call)) {
+					codeFaultsFired.push(`${name} ${call}`);
 					const fault = new Error(`simulated fault in ${name} (call ${call})`);
 					if (fails === 'rejects') return Promise.reject(fault);
 					throw fault;
@@ -220,7 +225,7 @@ export class World {
 
 	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
 		const { delivery, index } = execution;
-		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item, ...paddingOf(order) } } }));
+		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item, ...paddingOf(order) }, ...attachmentsOf(order) } }));
 		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds, ignoreInvalidTransactions: delivery.ignoreInvalid, dryRun: delivery.dryRun };
 		if (delivery.maxRequestBytes !== undefined) options.maxRequestBytes = delivery.maxRequestBytes;
 		if (delivery.keyed) options.deduplicationKey = '={{ $json.content.order }}';
@@ -331,11 +336,15 @@ function retryAfterHeader(retryAfter: RetryAfter | undefined): { [name: string]:
 	return { 'retry-after': new Date(Date.now() + retryAfter.dateInMs).toUTCString() };
 }
 
-/** A large order's content is larger than a probe may be; a bulk's orders are of a shop's size, so that a few hundred fill a large request. */
+/** A bulk's orders are of a shop's size, so that a few hundred fill a large request. */
 function paddingOf(order: string): { padding?: string } {
-	if (order.startsWith(LARGE_ORDER)) return { padding: 'x'.repeat(150_000) };
-	if (order.startsWith('bulk-')) return { padding: 'x'.repeat(600) };
-	return {};
+	return order.startsWith('bulk-') ? { padding: 'x'.repeat(600) } : {};
+}
+
+/** A large order carries an invoice of 112 kB (150 kB in Base64): larger than a probe may be. */
+const INVOICE = Buffer.alloc(112_500, 7).toString('base64');
+function attachmentsOf(order: string): { attachments?: Array<{ filename: string; mimetype: string; data: string }> } {
+	return order.startsWith(LARGE_ORDER) ? { attachments: [{ filename: 'invoice.pdf', mimetype: 'application/pdf', data: INVOICE }] } : {};
 }
 
 /** Lets every promise that can settle now settle (the real event loop's turn, not the simulated clock's). */
