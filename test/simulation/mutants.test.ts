@@ -20,6 +20,7 @@ import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import type { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 import * as retry from '../../nodes/MailingPlatform/transport/retry';
 import { casesOn, simulationCase } from './cases';
+import { LARGE_ORDER } from './checks';
 import type { SimulationCase } from './model';
 import { threadCpuMs } from './heldThread';
 import { firstCaseShowing } from './search';
@@ -138,6 +139,10 @@ const MUTANTS: Mutant[] = [
 		name: 'a refusal followed by requests of any size',
 		check: 'probe',
 		mutate: () => replace(AccountGate.prototype, 'largestBodyToRisk', () => () => Number.POSITIVE_INFINITY),
+		// Cases where a refusal can meet a body larger than a probe: a large order, or a bulk of a hundred orders or more.
+		cases: simulationCase.filter(
+			({ answers, deliveries }) => answers.some((answer) => answer.kind === 'refused') && deliveries.some(({ orders }) => orders.length >= 100 || orders.some((order) => order.startsWith(LARGE_ORDER))),
+		),
 	},
 	{
 		name: "one-order executions riding in a bulk's requests",
