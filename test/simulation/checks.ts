@@ -59,6 +59,7 @@ export interface Findings {
 
 /** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
 const OVERLAPPING_WRITES = 'overlapping writes';
+const REMOVAL_ROUND = "another process's removal round";
 const READ_MARKS = 'a mark read by another process';
 
 type Said = 'queued' | 'declined' | 'notSent' | 'unknown' | 'alreadySent' | 'skipped';
@@ -95,7 +96,13 @@ export function findingsOf(world: World): Findings {
 	const excused = new Map<string, number>();
 	/** Adds the problem unless the store's documented limit touched `order`; then counts it as excused. */
 	const unlessStoreLimit = (order: string, problem: string, readMarks = false) => {
-		const limit = record.overwrittenOrders.has(order) ? OVERLAPPING_WRITES : readMarks && record.readMarkOrders.has(order) ? READ_MARKS : undefined;
+		const limit = record.overwrittenOrders.has(order)
+			? OVERLAPPING_WRITES
+			: record.removedOrders.has(order)
+				? REMOVAL_ROUND
+				: readMarks && record.readMarkOrders.has(order)
+					? READ_MARKS
+					: undefined;
 		if (limit === undefined) return void problems.push(problem);
 		const excuse = `${problem.slice(0, problem.indexOf(':'))} (${limit})`;
 		excused.set(excuse, (excused.get(excuse) ?? 0) + 1);

@@ -180,6 +180,9 @@ export class CaseRecord {
 	 */
 	readonly overwrittenOrders = new Set<string>();
 
+	/** A third documented limit: orders whose entry another process's removal round took (`StoreRow.noteRemovedOthers`). */
+	readonly removedOrders = new Set<string>();
+
 	/**
 	 * The other documented limit: orders whose "sent" mark, recorded by another process only to
 	 * read the store while the service had not queued the order, a process found.
@@ -248,6 +251,7 @@ export class StoreRow {
 		const written =
 			kind === 'remove' ? read.filter((entry) => !keys.includes(entry)) : [...read, ...keys.filter((key, index) => !known.has(key) && keys.indexOf(key) === index)].slice(-maxEntries);
 		if (this.version !== readVersion) this.noteStale(read, written, kind === 'record' ? keys : []);
+		if (kind === 'remove') this.noteRemovedOthers(process, read, keys);
 		this.noteReadMarks(process, recordedBefore);
 		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { process, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
 		this.entries = written;
@@ -268,6 +272,16 @@ export class StoreRow {
 			const added = this.addedBy.get(entry);
 			if (entry.startsWith('sent ') && added !== undefined && added.process !== process && !added.orderQueued) this.record.readMarkOrders.add(orderOfEntry(entry));
 		}
+	}
+
+	/**
+	 * A released key's later removal rounds (keyRounds.ts, within a second of the first) cannot
+	 * tell whose entry they remove: one another process recorded meanwhile for the same order goes
+	 * too, and a third delivery sends the order again.
+	 */
+	private noteRemovedOthers(process: number, read: readonly string[], removed: readonly string[]): void {
+		const known = new Set(read);
+		for (const entry of removed) if (known.has(entry) && this.addedBy.get(entry)?.process !== process) this.record.removedOrders.add(orderOfEntry(entry));
 	}
 
 	/**
