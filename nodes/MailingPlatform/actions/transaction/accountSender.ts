@@ -254,12 +254,14 @@ export class AccountSender {
 		let parts = chosen;
 		try {
 			parts = await this.claimed(chosen);
-			// Nothing has left yet: what was stopped, or all of it where the service paused the account or refused a request while the keys were claimed, waits again.
-			const paused = this.gate.heldBackSince(startedAt);
 			const leaving: Part[] = [];
 			for (const part of parts) {
-				if (part.job.withdrawn || paused) await part.job.returnToWaiting(part.body, false);
+				if (part.job.withdrawn) await part.job.returnToWaiting(part.body, false);
 				else leaving.push(part);
+			}
+			// Nothing has left yet: where the service paused the account or refused a request meanwhile, all of it waits again.
+			if (this.gate.heldBackSince(startedAt)) {
+				for (const part of leaving.splice(0)) await part.job.returnToWaiting(part.body, false);
 			}
 			if (leaving.length === 0) return;
 			const body = joinBodies(leaving.map((part) => part.body.bytes));
