@@ -92,7 +92,7 @@ export class World {
 	readonly store: StoreRow;
 
 	/** The code faults the case drew that struck: a fault at a call the code never made tests nothing. */
-	readonly codeFaultsFired: string[] = [];
+	readonly codeFaultsFired: Array<{ name: string; call: number; atMs: number }> = [];
 
 	/** n8n's store once the case has settled, before any redelivery. */
 	entriesAfterCase: readonly string[] = [];
@@ -155,7 +155,7 @@ export class World {
 				const call = (calls.get(name) ?? 0) + 1;
 				calls.set(name, call);
 				if (faultsStrike() && strikes.includes(call)) {
-					codeFaultsFired.push(`${name} ${call}`);
+					codeFaultsFired.push({ name, call, atMs: Date.now() });
 					const fault = new Error(`simulated fault in ${name} (call ${call})`);
 					if (fails === 'rejects') return Promise.reject(fault);
 					throw fault;
