@@ -211,6 +211,8 @@ export class AccountSender {
 			} catch (fault) {
 				this.faulted(parts, fault, () => false);
 			}
+			// They wait again, and their Max Wait Seconds runs on while the probe is under way.
+			this.wake();
 			await this.probe(parts[0].job.context);
 			this.probesUnanswered = 0;
 		} catch (error) {
