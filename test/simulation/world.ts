@@ -37,6 +37,7 @@ const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects'
 	['KeyClaims.release', KeyClaims.prototype, 'release', 'rejects'],
 	['KeyClaims.settleNow', KeyClaims.prototype, 'settleNow', 'rejects'],
 	['AccountSender.answerFailure', AccountSender.prototype, 'answerFailure', 'rejects'],
+	['AccountGate.heldBackSince', AccountGate.prototype, 'heldBackSince', 'throws'],
 ];
 
 export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
