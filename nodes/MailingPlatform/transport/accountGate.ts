@@ -50,10 +50,8 @@ export class AccountGate {
 
 	private pausedUntilMs = 0;
 
-	/** When the latest pause began, and the latest refusal (429, 503) came. */
+	/** When the latest pause began. */
 	private pausedAtMs = Number.NEGATIVE_INFINITY;
-
-	private refusedAtMs = Number.NEGATIVE_INFINITY;
 
 	private pauseReason = '';
 
@@ -126,10 +124,7 @@ export class AccountGate {
 	answered(sentAtMs: number, status: number, headers: Readonly<Record<string, string | undefined>> | undefined): void {
 		const limits = readRateLimits(headers);
 		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
-		if (asksToSlowDown(status)) {
-			this.refusedAtMs = monotonicMs();
-			this.learned.refused(sentAtMs, this.refusedAtMs, refusesForRate(status, headers?.['retry-after']));
-		}
+		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
 		else this.learned.accepted(sentAtMs, this.startHeldBack);
 		this.slowDownFromLastStart();
 		if (limits.spentForMs !== undefined) {
@@ -159,7 +154,7 @@ export class AccountGate {
 	 */
 	heldBackSince(sinceMs: number): boolean {
 		const paused = this.pausedAtMs >= sinceMs && this.pausedUntilMs > monotonicMs();
-		return paused || (this.refusedAtMs >= sinceMs && this.learned.awaitingAcceptance);
+		return paused || this.learned.awaitingAcceptanceSince(sinceMs);
 	}
 
 	/**

@@ -90,6 +90,11 @@ export class LearnedPace {
 		return this.lastRefusalMs > Number.NEGATIVE_INFINITY && !this.acceptedSinceRefusal;
 	}
 
+	/** Whether that refusal came at `sinceMs` or after. */
+	awaitingAcceptanceSince(sinceMs: number): boolean {
+		return this.awaitingAcceptance && this.lastRefusalMs >= sinceMs;
+	}
+
 	/** The service declared the account's rate: a ceiling for the learned pace. */
 	declare(perSecond: number): void {
 		this.declared = perSecond;
