@@ -140,13 +140,18 @@ export class KeyClaims {
 		return this.keys[itemIndex];
 	}
 
+	/** The item's key as n8n's store holds it. */
+	private entryOf(itemIndex: number): string {
+		return keyEntry(this.keys[itemIndex]);
+	}
+
 	/**
 	 * Claims the keys of a leaving request's items, and answers the outcomes of those not to send:
 	 * their key was sent before, or taken by an execution that does not know its outcome, or the
 	 * store could not be asked (then none of them is sent, and none stays claimed).
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
-		const keys = itemIndexes.map((itemIndex) => keyEntry(this.keys[itemIndex]));
+		const keys = itemIndexes.map((itemIndex) => this.entryOf(itemIndex));
 		let taken: Set<string>;
 		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
 		let answerLost = false;
@@ -163,7 +168,7 @@ export class KeyClaims {
 		const found: number[] = [];
 		const now = monotonicMs();
 		for (const itemIndex of itemIndexes) {
-			if (taken.has(keyEntry(this.keys[itemIndex]))) found.push(itemIndex);
+			if (taken.has(this.entryOf(itemIndex))) found.push(itemIndex);
 			else {
 				this.claimed.set(itemIndex, now);
 				this.givenBack.delete(itemIndex);
@@ -224,7 +229,7 @@ export class KeyClaims {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
 		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
 			try {
-				await this.store.remove(mine.map((itemIndex) => keyEntry(this.keys[itemIndex])));
+				await this.store.remove(mine.map((itemIndex) => this.entryOf(itemIndex)));
 				return;
 			} catch {
 				// Tried again; after the last round, given back all the same (see above).
@@ -277,7 +282,7 @@ export class KeyClaims {
 	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
 	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
 		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
-		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => keyEntry(this.keys[itemIndex])));
+		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => this.entryOf(itemIndex)));
 		this.heldUntil.push(ended);
 		try {
 			await removed;
@@ -299,7 +304,7 @@ export class KeyClaims {
 		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
 		for (const itemIndex of kept) this.claimed.delete(itemIndex);
 		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
-		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => keyEntry(this.keys[itemIndex])), marks, writtenAtMs));
+		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.entryOf(itemIndex)), marks, writtenAtMs));
 		await this.giveBack(released);
 	}
 }
