@@ -28,11 +28,13 @@ export interface HoldLimit {
 export async function hold(nodeId: string, keys: readonly string[], limit: HoldLimit): Promise<{ release: () => void; busy: Set<string> }> {
 	const ids = keys.map((key) => JSON.stringify([nodeId, key]));
 	const { signal } = limit;
-	const stopped = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+	// Listened for only once the hold has to wait: most executions never do.
+	let stopped: Promise<void> | undefined;
 	for (;;) {
 		const busy = new Set(ids.flatMap((id) => sending.get(id) ?? []));
 		const leftMs = limit.deadlineMs - monotonicMs();
 		if (busy.size === 0 || leftMs <= 0 || signal?.aborted === true) break;
+		stopped ??= new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
 		await Promise.race([Promise.all(busy), stopped, sleep(Math.max(1, Math.min(Math.ceil(leftMs), LONGEST_HOLD_NAP_MS)))]);
 	}
 	let settle = () => {};
