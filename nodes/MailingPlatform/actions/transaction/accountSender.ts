@@ -60,6 +60,8 @@ const SECOND_REQUEST_AFTER_MS = 200;
 const LONGEST_NAP_MS = 1000;
 
 const BUSY = "other executions' requests were under way";
+/** Why the account pauses after a request, or a probe, that did not reach the service. */
+const NOT_REACHED = 'the service could not be reached';
 const GATHERING = "orders arriving meanwhile were gathered into one request and one rewrite of n8n's key history";
 
 export class AccountSender {
@@ -218,7 +220,7 @@ export class AccountSender {
 		} catch (error) {
 			// An answer, refused or not, taught the gate; a service not reached is tried again after a growing pause.
 			if (!/^\d{3}$/.test(String((error as ServiceError).httpCode ?? ''))) {
-				this.gate.pause(retryDelayMs(this.probesUnanswered++, undefined), 'the service could not be reached');
+				this.gate.pause(retryDelayMs(this.probesUnanswered++, undefined), NOT_REACHED);
 			} else this.probesUnanswered = 0;
 		} finally {
 			this.underWay.splice(this.underWay.indexOf(startedAt), 1);
@@ -317,7 +319,7 @@ export class AccountSender {
 		if (tooLarge) this.accountLimit = Math.min(this.accountLimit, Math.floor(bytes / 2));
 		else if (!asksToSlowDown(status)) {
 			const refused = parts.reduce((most, { job }) => Math.max(most, job.refusedRequests + 1), 0);
-			this.gate.pause(retryDelayMs(refused - 1, undefined), 'the service could not be reached');
+			this.gate.pause(retryDelayMs(refused - 1, undefined), NOT_REACHED);
 		}
 		await Promise.all(parts.map(async ({ job, body }) => await job.returnToWaiting(body, true)));
 	}
