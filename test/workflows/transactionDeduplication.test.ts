@@ -237,7 +237,8 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 	it('counts the wait for another execution sending the same order within Max Wait Seconds: past it, the execution’s items fail as not sent', async () => {
 		double().faults.delayMs = 3000;
 		const first = runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
-		await sleep(100);
+		// The first execution holds "A-0" once its request reached the account, however slowly the machine started it.
+		while (double().requestsTo('transactions').length === 0) await sleep(10);
 		const startedMs = performance.now();
 		const second = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0), order(1)], onError: 'continueRegularOutput' });
 

@@ -44,7 +44,7 @@ describe('transaction › create: a large execution beside one-order executions'
 		double().faults.delayMs = 100;
 		const parameters = { ...jsonMode, options: { maxRequestBytes: 1024 } };
 		const stopping = runNode({ credentials: credentials(), parameters, items: [order(0, 700), order(1, 3000), order(2, 700)] });
-		await sleep(20);
+		while (double().requestsTo('transactions').length === 0) await sleep(5);
 		const others = range(5).map(async (index) => await runNode({ credentials: credentials(), parameters, items: [order(10 + index, 700)] }));
 
 		const [stopped, ...otherRuns] = await Promise.all([stopping, ...others]);
