@@ -3,12 +3,12 @@
  * after), a bulk now and then (up to a few hundred orders), keyed and not, with the options that
  * change sending, on one to ten processes; the service's answers as users meet them, a gateway's
  * included; n8n's store failing or slow at any call; methods of the sender's own code that fail;
- * stops and n8n's workflow timeout. Small numbers where a race needs only two or three actors,
+ * stops, n8n's workflow timeout, and n8n killed and started again. Small numbers where a race needs only two or three actors,
  * and shrinking reads best short.
  */
 import fc from 'fast-check';
 
-import type { Answer, Delivery, RetryAfter, SimulationCase } from './model';
+import type { Answer, Delivery, Kill, RetryAfter, SimulationCase } from './model';
 import { FAULT_METHODS } from './world';
 import { BULK_ORDERS, LARGE_ORDER } from './checks';
 
@@ -80,6 +80,11 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 			storeFaults: fc.array(fc.record({ call: fc.integer({ min: 1, max: 60 }), when: fc.constantFrom<'beforeWrite' | 'afterWrite'>('beforeWrite', 'afterWrite') }), { maxLength: 3 }),
 			storeDelays: fc.array(fc.record({ call: fc.integer({ min: 1, max: 60 }), ms: fc.integer({ min: 100, max: 5000 }) }), { maxLength: 2 }),
 			// Mostly at a method's first calls: a fault at a call the case never makes tests nothing.
+			// Now and then n8n killed mid-case, at any moment of its first seconds, and started again.
+			kills: fc.oneof(
+				{ weight: 5, arbitrary: fc.constant<Kill[]>([]) },
+				{ weight: 1, arbitrary: fc.array(fc.record({ process: fc.integer({ min: 0, max: processes - 1 }), atMs: fc.integer({ min: 0, max: 6000 }), storeCommits: fc.boolean() }), { minLength: 1, maxLength: 2 }) },
+			),
 			codeFaults: fc.array(fc.record({ method: fc.constantFrom(...FAULT_METHODS), call: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 4 }) }) }), { maxLength: 2 }),
 			paces: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 5, 10) }), { minLength: processes, maxLength: processes }),
 			entityLimitBytes: fc.constantFrom(200_000, 1_000_000, 9_000_000),
@@ -88,7 +93,7 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 			fullHistory: fc.boolean(),
 			commandLine: fc.boolean(),
 		},
-		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'paces', 'entityLimitBytes', 'randomSeed', 'fullHistory', 'commandLine'] },
+		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'kills', 'paces', 'entityLimitBytes', 'randomSeed', 'fullHistory', 'commandLine'] },
 	),
 );
 

@@ -19,14 +19,14 @@
  *   claim), and once more before it was given up;
  * - an execution never waits past Max Wait Seconds since the service last reported on its
  *   transactions, its own requests' and its process's store calls' time not counted;
- * - after a 429 or 503 a process sends nothing for the pause the service asked (`Retry-After`,
+ * - after a 429 or 503 a process (in that life) sends nothing for the pause the service asked (`Retry-After`,
  *   whole seconds or not, or a date) and at least a backoff's first 250 ms;
  * - while a process waits for the account to take a request after a refusal, each request it
  *   sends carries at most `PROBE_BYTES`, and one at a time.
  *
  * An excuse names a documented limit (docs/behaviour.md, Limits), and is as narrow as it: n8n's
  * store across processes (a write over a row another process changed since its read, or a read
- * mark another process found). Each excused problem is counted per check, for the run to print.
+ * mark another process found), and a kill while an order's key was recorded and not yet settled. Each excused problem is counted per check, for the run to print.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import { PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
@@ -61,6 +61,10 @@ export interface Findings {
 const OVERLAPPING_WRITES = 'overlapping writes';
 const REMOVAL_ROUND = "another process's removal round";
 const READ_MARKS = 'a mark read by another process';
+
+/** The documented limits of a killed n8n (docs/behaviour.md, Limits): what it was sending, or its key recorded as it died, stays unknown. */
+const UNDER_WAY_AT_KILL = 'a request under way at a kill';
+const RECORDED_AT_KILL = 'a kill between recording a key and settling it';
 
 type Said = 'queued' | 'declined' | 'notSent' | 'unknown' | 'alreadySent' | 'skipped';
 
@@ -113,6 +117,8 @@ export function findingsOf(world: World): Findings {
 	const toldAnotherKey = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
+		// n8n marks an execution its kill took as crashed, with no output: the redelivery judges what it left.
+		if (execution.killedAtMs !== undefined) continue;
 		const name = `execution ${execution.index}${execution.again ? ' (redelivery)' : ''} on process ${execution.delivery.process}`;
 		if (execution.again && (execution.returnedAtMs === undefined || execution.returnedAtMs - (execution.startedAtMs ?? 0) > REDELIVERY_LIMIT_MS)) {
 			problems.push(`wedge: ${name} did not end within ${REDELIVERY_LIMIT_MS / 1000} s of a redelivery with the service taking everything: sending is wedged`);
@@ -159,12 +165,15 @@ export function findingsOf(world: World): Findings {
 		if (times > 1) unlessStoreLimit(order, `doubled: keyed order ${order} was queued ${times} times`);
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order)) {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
-			unlessStoreLimit(order, `lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${items.join('; ')}`, true);
+			const problem = `lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${items.join('; ')}`;
+			const killed = killLimitOf(world, order);
+			if (killed === undefined) unlessStoreLimit(order, problem, true);
+			else excused.set(`lost (${killed})`, (excused.get(`lost (${killed})`) ?? 0) + 1);
 		}
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));
-	for (const execution of executions) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
+	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined)) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
 	problems.push(...pauseProblems(world), ...probeProblems(world));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
@@ -172,6 +181,18 @@ export function findingsOf(world: World): Findings {
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
 	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
 	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults };
+}
+
+/**
+ * Where a kill left an order's outcome unknown to n8n: a request carrying it was under way, or a
+ * claim of the killed life had begun to record its key, which the life did not live to settle
+ * (its request had not left, or it was refused and the key not yet given back). Its redelivery is
+ * skipped, saying so.
+ */
+function killLimitOf(world: World, order: string): string | undefined {
+	const { requests, kills, claimsBegun } = world.record;
+	if (requests.some((request) => request.lostAtKill === true && request.carried.some((carried) => carried.order === order))) return UNDER_WAY_AT_KILL;
+	return kills.some(({ process, life }) => claimsBegun.get(`${process}/${life}`)?.has(order) === true) ? RECORDED_AT_KILL : undefined;
 }
 
 /** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */
@@ -269,11 +290,14 @@ const COMMAND_LINE_ROUNDS_MS = 1500;
 /** A request of `process` that started after `afterMs`, before `beforeMs`. */
 const sentBetween = (requests: readonly RequestRecord[], afterMs: number, beforeMs: number) => requests.filter((request) => request.sentAtMs > afterMs && request.sentAtMs < beforeMs);
 
-/** The requests of each process, in the order they left. */
+/** The requests of each process's life, in the order they left: a process started again knows nothing of its earlier life's refusals. */
 function requestsPerProcess(world: World): RequestRecord[][] {
-	const per = Array.from({ length: world.simulated.processes }, (): RequestRecord[] => []);
-	for (const request of world.record.requests) per[request.process].push(request);
-	return per;
+	const per = new Map<string, RequestRecord[]>();
+	for (const request of world.record.requests) {
+		const life = `${request.process}/${request.life}`;
+		per.set(life, [...(per.get(life) ?? []), request]);
+	}
+	return [...per.values()];
 }
 
 /** After a 429 or 503, a process sends nothing until the pause the service asked, and at least the first backoff's, has passed. */

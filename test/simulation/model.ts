@@ -116,6 +116,27 @@ export interface StoreDelay {
 	ms: number;
 }
 
+/**
+ * n8n's process killed (SIGKILL) `atMs` after the case's start: what it held in memory is gone,
+ * answers to its requests and store calls under way are lost, and a store call under way either
+ * committed (`storeCommits`) or not. It serves again `RESTART_MS` later on the same store, with
+ * what a shop delivers meanwhile.
+ */
+export interface Kill {
+	process: number;
+	atMs: number;
+	storeCommits: boolean;
+}
+
+/** How long n8n takes to serve webhooks again after a kill (test:peak's crash measured 5 s). */
+export const RESTART_MS = 5000;
+
+/** One life of a process: from its start, or its start again after a kill, to its next kill. */
+export interface Life {
+	process: number;
+	life: number;
+}
+
 /** A method of the sender's own code that throws at its `call`th call in the case. */
 export interface CodeFault {
 	method: string;
@@ -129,6 +150,7 @@ export interface SimulationCase {
 	storeFaults: StoreFault[];
 	storeDelays: StoreDelay[];
 	codeFaults: CodeFault[];
+	kills: Kill[];
 	/** Each process's credential's Max Requests per Second (0: not set). */
 	paces: number[];
 	/** The largest body the service takes (413 beyond it): at least one large order's, so that every transaction fits alone. */
@@ -153,6 +175,10 @@ export interface Carried {
 export interface RequestRecord {
 	number: number;
 	process: number;
+	/** The life of the process that sent it: a process started again knows nothing of its earlier life's requests. */
+	life: number;
+	/** A kill took its process before the answer came back: the process never learned what the service did. */
+	lostAtKill?: boolean;
 	carried: Carried[];
 	/** The body's size: after a refusal, only a small probe (or one transaction alone) may go. */
 	bytes: number;
@@ -188,6 +214,15 @@ export class CaseRecord {
 	 * read the store while the service had not queued the order, a process found.
 	 */
 	readonly readMarkOrders = new Set<string>();
+
+	/**
+	 * Per life of a process (`process/life`), the orders whose key a claim began to record as their
+	 * request was to leave: a kill before it left leaves them unknown (docs/behaviour.md, Limits).
+	 */
+	readonly claimsBegun = new Map<string, Set<string>>();
+
+	/** Each kill: the process and the life it ended. */
+	readonly kills: Array<Life & { atMs: number }> = [];
 
 	storeCalls = 0;
 
@@ -225,8 +260,16 @@ export class StoreRow {
 	/** Which process's call last added each entry, and whether the service had queued its order then. */
 	private readonly addedBy = new Map<string, { process: number; orderQueued: boolean }>();
 
-	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed` by `process`. */
-	async call(process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
+	/** The lives a kill ended: their calls never return. */
+	private readonly ended = new Set<string>();
+
+	/** The calls that read the row and wait to write it, each told if a kill ends its life first: whether the write committed. */
+	private readonly writing = new Set<{ caller: Life; killed: (commits: boolean) => void }>();
+
+	/** A call of n8n's `checkProcessedAndRecord` (mode entries) or `removeProcessed` by a process's life. */
+	async call(caller: Life, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
+		const { process } = caller;
+		if (this.hasEnded(caller)) return await never();
 		const number = ++this.record.storeCalls;
 		const span = { process, startMs: Date.now(), endMs: Date.now() };
 		this.record.storeSpans.push(span);
@@ -234,18 +277,37 @@ export class StoreRow {
 			if (kind === 'record') this.record.recordingsAtMs.push({ process, atMs: Date.now() });
 			const delayMs = this.faulty() ? this.delays.find((candidate) => candidate.call === number)?.ms : undefined;
 			if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
-			return await this.readAndWrite(number, process, kind, keys, maxEntries);
+			if (this.hasEnded(caller)) return await never();
+			return await this.readAndWrite(number, caller, kind, keys, maxEntries);
 		} finally {
 			span.endMs = Date.now();
 		}
 	}
 
-	private async readAndWrite(number: number, process: number, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
+	/** A kill ends the life: each of its calls waiting to write commits now or never, and none answers. */
+	kill(caller: Life, commits: boolean): void {
+		this.ended.add(`${caller.process}/${caller.life}`);
+		for (const call of [...this.writing]) if (call.caller.process === caller.process && call.caller.life === caller.life) call.killed(commits);
+	}
+
+	private hasEnded({ process, life }: Life): boolean {
+		return this.ended.has(`${process}/${life}`);
+	}
+
+	private async readAndWrite(number: number, caller: Life, kind: 'record' | 'remove', keys: readonly string[], maxEntries: number): Promise<string[]> {
+		const { process } = caller;
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
 		const readVersion = this.version;
-		await (this.faulty() ? this.scheduler.schedule(Promise.resolve(), `store call ${number} (${kind})`) : Promise.resolve());
-		if (fault?.when === 'beforeWrite') throw new Error(`the store failed (call ${number})`);
+		let commitsAtKill: boolean | undefined;
+		let wake = () => {};
+		const killed = new Promise<void>((resolve) => (wake = resolve));
+		const call = { caller, killed: (commits: boolean) => ((commitsAtKill = commits), wake()) };
+		this.writing.add(call);
+		await Promise.race([killed, this.faulty() ? this.scheduler.schedule(Promise.resolve(), `store call ${number} (${kind})`) : Promise.resolve()]);
+		this.writing.delete(call);
+		if (commitsAtKill === false) return await never();
+		if (fault?.when === 'beforeWrite' && commitsAtKill === undefined) throw new Error(`the store failed (call ${number})`);
 		const known = new Set(read);
 		const recordedBefore = keys.filter((key) => known.has(key));
 		const written =
@@ -256,7 +318,8 @@ export class StoreRow {
 		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { process, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
 		this.entries = written;
 		this.version++;
-		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${fault?.when ?? ''} -> [${written.join(', ')}]`);
+		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${commitsAtKill === true ? 'killed' : (fault?.when ?? '')} -> [${written.join(', ')}]`);
+		if (commitsAtKill === true) return await never();
 		if (fault?.when === 'afterWrite') throw new Error(`the store's answer was lost (call ${number})`);
 		return recordedBefore;
 	}
@@ -299,3 +362,6 @@ export class StoreRow {
 		for (const entry of [...erased, ...broughtBack, ...bothNew]) this.record.overwrittenOrders.add(orderOfEntry(entry));
 	}
 }
+
+/** What a killed process waits for: nothing ever comes back. */
+export const never = async <T>(): Promise<T> => await new Promise<T>(() => {});

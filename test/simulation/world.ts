@@ -1,9 +1,10 @@
 /**
  * One simulated case, run on jest's clock: its deliveries become executions of Transaction ›
- * Create on one to three processes (each its own account sender, gate and key-store queue, as
- * n8n processes are: the account and the workflow are named per process), against the models of
- * the service and of n8n's store; users stop executions, n8n's workflow timeout cancels them, and
- * the sender's own code throws where the case says. fast-check's scheduler decides which of the
+ * Create on one to ten processes (each its own account sender, gate and key-store queue, as
+ * n8n processes are: the account and the workflow are named per process and life), against the
+ * models of the service and of n8n's store; users stop executions, n8n's workflow timeout cancels
+ * them, the sender's own code throws where the case says, and a kill ends a process's life, which
+ * starts again on the same store. fast-check's scheduler decides which of the
  * answers, store calls and the clock's next timer comes next. Then every keyed order is delivered
  * again on every process, with nothing failing, as a shop or a user re-run does.
  */
@@ -17,8 +18,8 @@ import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
 import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import { HeldThread } from './heldThread';
-import type { Answer, Carried, Delivery, RequestRecord, RetryAfter, SimulationCase } from './model';
-import { acted, CaseRecord, StoreRow } from './model';
+import type { Answer, Carried, Delivery, Kill, Life, RequestRecord, RetryAfter, SimulationCase } from './model';
+import { acted, CaseRecord, never, RESTART_MS, StoreRow } from './model';
 import { LARGE_ORDER } from './checks';
 
 /**
@@ -74,6 +75,10 @@ export interface Execution {
 	/** A redelivery after the case, with nothing failing. */
 	again: boolean;
 	startedAtMs?: number;
+	/** The life of its process it ran in. */
+	life?: number;
+	/** A kill took its process before its node returned: n8n marks it crashed, with no output. */
+	killedAtMs?: number;
 	/** When n8n counted it ended: the node returned, or the execution was stopped or timed out. */
 	endedAtMs?: number;
 	cancelledAtMs?: number;
@@ -108,17 +113,30 @@ export class World {
 
 	private readonly restores: Array<() => void> = [];
 
+	/** The process life each execution's context belongs to. */
+	private readonly callers = new WeakMap<IExecuteFunctions, Life>();
+
+	/** Each process's life now, counting its kills. */
+	private readonly lives: number[];
+
+	/** When each process serves again after its latest kill. */
+	private readonly servesAtMs: number[];
+
 	constructor(
 		readonly simulated: SimulationCase,
 		private readonly scheduler: Scheduler,
 	) {
 		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, simulated.storeDelays, () => this.faulty);
+		this.lives = Array.from({ length: simulated.processes }, () => 0);
+		this.servesAtMs = Array.from({ length: simulated.processes }, () => 0);
 	}
 
 	async run(): Promise<void> {
+		this.watchClaims();
 		this.installCodeFaults();
 		try {
 			this.simulated.deliveries.forEach((delivery) => this.deliverAt(delivery, false));
+			for (const kill of this.simulated.kills) setTimeout(() => this.kill(kill), kill.atMs);
 			const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
 			await this.runUntilQuiet(Date.now() + last + CASE_LIMIT_MS);
 		} finally {
@@ -141,6 +159,21 @@ export class World {
 	/** Restores the methods the case made throw. */
 	dispose(): void {
 		for (const restore of this.restores.splice(0)) restore();
+	}
+
+	/** Notes, per life, the orders whose keys a claim began to record: what a kill may leave unknown. */
+	private watchClaims(): void {
+		const { claim } = KeyClaims.prototype;
+		const { callers, record } = this;
+		KeyClaims.prototype.claim = function (this: KeyClaims, itemIndexes: readonly number[]) {
+			const caller = callers.get((this as unknown as { context: IExecuteFunctions }).context);
+			const life = `${caller?.process}/${caller?.life}`;
+			const begun = record.claimsBegun.get(life) ?? new Set<string>();
+			record.claimsBegun.set(life, begun);
+			for (const itemIndex of itemIndexes) begun.add(this.keyOf(itemIndex));
+			return claim.call(this, itemIndexes);
+		};
+		this.restores.push(() => (KeyClaims.prototype.claim = claim));
 	}
 
 	private installCodeFaults(): void {
@@ -193,6 +226,27 @@ export class World {
 		}
 	}
 
+	/**
+	 * Kills the process: its executions under way are crashed, their node runs cut off from the
+	 * world (no request or store call of theirs comes back), and it serves again after
+	 * `RESTART_MS` in a new life, knowing nothing of the earlier one.
+	 */
+	private kill({ process, storeCommits }: Kill): void {
+		const life = this.lives[process]++;
+		this.record.kills.push({ process, life, atMs: Date.now() });
+		this.store.kill({ process, life }, storeCommits);
+		for (const execution of this.executions) {
+			if (execution.delivery.process !== process || execution.life !== life || execution.returnedAtMs !== undefined) continue;
+			execution.killedAtMs = Date.now();
+			execution.endedAtMs ??= execution.killedAtMs;
+		}
+		this.servesAtMs[process] = Date.now() + RESTART_MS;
+	}
+
+	private hasEnded({ process, life }: Life): boolean {
+		return this.lives[process] !== life;
+	}
+
 	private deliverAt(delivery: Delivery, again: boolean): void {
 		const execution: Execution = { index: this.executions.length, delivery, again, hints: [] };
 		this.executions.push(execution);
@@ -201,7 +255,11 @@ export class World {
 
 	private start(execution: Execution): void {
 		const { delivery, index } = execution;
+		// What the shop delivers while n8n is down it delivers again once n8n serves (its webhook retries).
+		const downMs = this.servesAtMs[delivery.process] - Date.now();
+		if (downMs > 0) return void setTimeout(() => this.start(execution), downMs);
 		execution.startedAtMs = Date.now();
+		execution.life = this.lives[delivery.process];
 		const cancel = new AbortController();
 		const cancelAfter = (ms: number | undefined) => {
 			if (ms === undefined || execution.again) return;
@@ -215,9 +273,14 @@ export class World {
 		cancelAfter(this.simulated.workflowTimeoutMs);
 		const context = this.contextOf(execution, cancel.signal);
 		execute.call(context, { continueOnFail: true, errorOutput: false }, undefined).then(
-			({ results }) => (execution.results = results),
-			(error: unknown) => (execution.threw = error),
+			({ results }) => {
+				if (execution.killedAtMs === undefined) execution.results = results;
+			},
+			(error: unknown) => {
+				if (execution.killedAtMs === undefined) execution.threw = error;
+			},
 		).finally(() => {
+			if (execution.killedAtMs !== undefined) return;
 			execution.returnedAtMs = Date.now();
 			execution.endedAtMs ??= execution.returnedAtMs;
 		});
@@ -243,12 +306,14 @@ export class World {
 			for (const key of name.split('.')) value = value !== null && typeof value === 'object' ? (value as { [key: string]: unknown })[key] : undefined;
 			return value ?? fallback;
 		};
-		const credential = { baseUrl: `https://service.test/${this.name}/process-${delivery.process}`, apiKey: 'simulated', maxRequestsPerSecond: this.simulated.paces[delivery.process] ?? 0 };
+		// A life of its own: a process started again has new senders, gates and key holds.
+		const caller: Life = { process: delivery.process, life: execution.life ?? 0 };
+		const credential = { baseUrl: `https://service.test/${this.name}/process-${caller.process}/life-${caller.life}`, apiKey: 'simulated', maxRequestsPerSecond: this.simulated.paces[delivery.process] ?? 0 };
 		const store = this.store;
-		const answer = async (request: { method: string; url: string; body?: Buffer }) => await this.answer(delivery.process, request);
-		return {
+		const answer = async (request: { method: string; url: string; body?: Buffer }) => await this.answer(caller, request);
+		const context = {
 			getNode: () => node,
-			getWorkflow: () => ({ id: `${this.name}-process-${delivery.process}`, name: 'Shop', active: true }),
+			getWorkflow: () => ({ id: `${this.name}-process-${caller.process}-life-${caller.life}`, name: 'Shop', active: true }),
 			getInputData: () => items,
 			getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameterAt(name, fallback),
 			getCredentials: async () => credential,
@@ -260,29 +325,34 @@ export class World {
 			logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 			helpers: {
 				checkProcessedAndRecord: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
-					const processed = await store.call(delivery.process, 'record', keys.map(String), maxEntries);
+					const processed = await store.call(caller, 'record', keys.map(String), maxEntries);
 					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
 				},
 				// Only how long claims gather follows this count: the row itself stays the model's.
 				getProcessedDataCount: async () => store.entries.length + (this.simulated.fullHistory ? FULL_HISTORY_ENTRIES : 0),
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
-					await store.call(delivery.process, 'remove', keys.map(String), maxEntries);
+					await store.call(caller, 'remove', keys.map(String), maxEntries);
 				},
 				httpRequestWithAuthentication: async (_type: string, request: { method: string; url: string; body?: Buffer }) => await answer(request),
 			},
 		} as unknown as IExecuteFunctions;
+		this.callers.set(context, caller);
+		return context;
 	}
 
 	/**
 	 * The service: receives a request, acts on it when the scheduler lets it answer, and answers
 	 * as the case says. A request without a body is a read (the sender's probe): it carries nothing.
+	 * A killed process sends nothing, and the answers to what it had sent never reach it.
 	 */
-	private async answer(processIndex: number, { method, url, body }: { method: string; url: string; body?: Buffer }) {
+	private async answer(caller: Life, { method, url, body }: { method: string; url: string; body?: Buffer }) {
+		if (this.hasEnded(caller)) return await never();
+		const { process: processIndex, life } = caller;
 		const carried = body === undefined ? [] : (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
 		const number = this.record.requests.length;
 		const drawn = this.faulty ? (this.simulated.answers[number] ?? TAKEN) : TAKEN;
 		const answer: Answer = (body?.length ?? 0) > this.simulated.entityLimitBytes ? { kind: 'tooLarge' } : drawn;
-		const request: RequestRecord = { number, process: processIndex, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
+		const request: RequestRecord = { number, process: processIndex, life, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
 		this.record.requests.push(request);
 		// The redelivery's answers come at once: its checks are about what the case left behind.
 		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${JSON.stringify(answer)})`);
@@ -290,6 +360,10 @@ export class World {
 		request.answeredAtMs = Date.now();
 		if (process.env.SIMULATION_TRACE === '1') console.log(`request ${number} p${processIndex} at ${request.sentAtMs - this.startedAtMs}-${request.answeredAtMs - this.startedAtMs} ms ${JSON.stringify(answer)} [${carried.map((one) => `${one.order}@${one.delivery}`).join(', ')}]`);
 		if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
+		if (this.hasEnded(caller)) {
+			request.lostAtKill = true;
+			return await never();
+		}
 		const reports = (count: number, queued: boolean) => JSON.stringify({ reports: Array.from({ length: count }, () => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
 		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
 		if (method !== 'POST') return answer.kind === 'taken' || answer.kind === 'declined' || answer.kind === 'unreadable' ? status(200, {}, '<count>0</count>') : this.failure(answer, status);
