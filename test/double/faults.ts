@@ -39,6 +39,9 @@ export class FaultInjector {
 	/** Whether `queued` is sent as the strings "true"/"false" instead of booleans. */
 	queuedAsString = false;
 
+	/** Whether the report's entries come in reverse order, as from a service that does not keep the request's. */
+	reportsReversed = false;
+
 	/**
 	 * Whether every error answer, of any route or fault, is its message as plain text instead
 	 * of the spec's XML `<error>`, as the real service answers some errors.
@@ -76,6 +79,7 @@ export class FaultInjector {
 		this.entityLimitBytes = 9_000_000;
 		this.reportWrapper = 'reports';
 		this.queuedAsString = false;
+		this.reportsReversed = false;
 		this.plainTextErrors = false;
 		this.unavailableForOrders.clear();
 		this.unavailableRetryAfter = undefined;

@@ -37,6 +37,7 @@ const answer: fc.Arbitrary<Answer> = fc.oneof(
 			.record({ status: fc.constantFrom(200, 200, 202, 204), body: fc.constantFrom<'garbled' | 'errorObject' | 'fewer' | 'more' | 'empty'>('garbled', 'errorObject', 'fewer', 'more', 'empty') })
 			.map((unreadable): Answer => ({ kind: 'unreadable', ...unreadable })),
 	},
+	{ weight: 1, arbitrary: fc.constant<Answer>({ kind: 'reordered' }) },
 );
 
 /** A few orders; now and then one whose key reads like another's "sent" mark, or one whose attachment is too large for a probe. */

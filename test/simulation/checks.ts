@@ -2,7 +2,7 @@
  * The promise Create keeps, read off a simulated case (the service's record, n8n's store and
  * each item's output), whatever struck and wherever:
  * - every execution ends, each input item as exactly one output item;
- * - an item says queued only where the service queued it; "not sent" only where no request that
+ * - an item says queued only where the service queued it, and declined only where it did not; "not sent" only where no request that
  *   carried it was acted on, saying that a re-run sends it; outcome unknown only where its bytes
  *   may have been acted on; "already sent" only for an order the service queued;
  * - an item is "not sent" for Max Wait Seconds only once it waited that long, its own requests' time not counted;
@@ -26,7 +26,8 @@
  *
  * An excuse names a documented limit (docs/behaviour.md, Limits), and is as narrow as it: n8n's
  * store across processes (a write over a row another process changed since its read, or a read
- * mark another process found), and a kill while an order's key was recorded and not yet settled. Each excused problem is counted per check, for the run to print.
+ * mark another process found), a kill while an order's key was recorded and not yet settled, and
+ * a report in another order whose swapped entries name the same contact. Each excused problem is counted per check, for the run to print.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import { PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
@@ -65,6 +66,10 @@ const READ_MARKS = 'a mark read by another process';
 /** The documented limits of a killed n8n (docs/behaviour.md, Limits): what it was sending, or its key recorded as it died, stays unknown. */
 const UNDER_WAY_AT_KILL = 'a request under way at a kill';
 const RECORDED_AT_KILL = 'a kill between recording a key and settling it';
+const KILLED_READ_MARK = 'a mark read by a killed process';
+
+/** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */
+const SAME_CONTACT_REORDERED = 'a report in another order naming the same contact';
 
 type Said = 'queued' | 'declined' | 'notSent' | 'unknown' | 'alreadySent' | 'skipped';
 
@@ -106,7 +111,9 @@ export function findingsOf(world: World): Findings {
 				? REMOVAL_ROUND
 				: readMarks && record.readMarkOrders.has(order)
 					? READ_MARKS
-					: undefined;
+					: readMarks && record.killedReadMarkOrders.has(order)
+						? KILLED_READ_MARK
+						: undefined;
 		if (limit === undefined) return void problems.push(problem);
 		const excuse = `${problem.slice(0, problem.indexOf(':'))} (${limit})`;
 		excused.set(excuse, (excused.get(excuse) ?? 0) + 1);
@@ -144,7 +151,13 @@ export function findingsOf(world: World): Findings {
 			const requests = record.requestsCarrying(execution.index, item);
 			const acted = requests.filter((request) => actedOn(request.answer)).length;
 			if (queuedHere > 1) problems.push(`doubled: ${where}: the service queued it ${queuedHere} times`);
-			if (said === 'queued' && queuedHere !== 1) problems.push(`queued: ${where} says queued, but the service did not queue it`);
+			const unlessSameContact = (problem: string) => {
+				if (!pairedWithSameContact(requests, execution.index, item)) return void problems.push(problem);
+				const excuse = `${problem.slice(0, problem.indexOf(':'))} (${SAME_CONTACT_REORDERED})`;
+				excused.set(excuse, (excused.get(excuse) ?? 0) + 1);
+			};
+			if (said === 'queued' && queuedHere !== 1) unlessSameContact(`queued: ${where} says queued, but the service did not queue it`);
+			if (said === 'declined' && queuedHere > 0) unlessSameContact(`declined: ${where} says the service did not queue it ("${text}"), but the service queued it`);
 			if (execution.again && said === 'notSent') problems.push(`wedge: ${where} was not sent when delivered again with the service taking everything: "${text}"`);
 			if (said === 'notSent' && acted > 0) problems.push(`notSent: ${where} says "${text}", but the service acted on a request that carried it`);
 			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it|could not be released.*another key/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
@@ -181,6 +194,19 @@ export function findingsOf(world: World): Findings {
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
 	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
 	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults };
+}
+
+/**
+ * Whether a report in reverse order gave the item the entry of another transaction of the same
+ * contact (the same order delivered twice): the entries cannot be told apart.
+ */
+function pairedWithSameContact(requests: readonly RequestRecord[], delivery: number, item: number): boolean {
+	return requests.some(({ answer, carried }) => {
+		if (answer.kind !== 'reordered') return false;
+		const position = carried.findIndex((one) => one.delivery === delivery && one.item === item);
+		const mirrored = carried[carried.length - 1 - position];
+		return mirrored !== undefined && mirrored.order === carried[position].order;
+	});
 }
 
 /**

@@ -33,7 +33,9 @@ export type Answer =
 	/** Any other status: 3xx, 4xx, 5xx, a gateway's 502 to 527. */
 	| { kind: 'status'; status: number; acted: boolean }
 	/** 2xx whose body cannot be matched to the transactions: not JSON, an error object, fewer or more reports, an empty 204. */
-	| { kind: 'unreadable'; status: number; body: 'garbled' | 'errorObject' | 'fewer' | 'more' | 'empty' };
+	| { kind: 'unreadable'; status: number; body: 'garbled' | 'errorObject' | 'fewer' | 'more' | 'empty' }
+	/** 200 whose entries come in reverse order, each naming its contact: the service queued the request's first transaction only. */
+	| { kind: 'reordered' };
 
 /** `Retry-After` as a service may send it: seconds (whole or not), an HTTP date in the past or future, or text no one can read. */
 export type RetryAfter = { seconds: number } | { text: string } | { dateInMs: number };
@@ -43,6 +45,7 @@ export function acted(answer: Answer): boolean {
 	switch (answer.kind) {
 		case 'taken':
 		case 'unreadable':
+		case 'reordered':
 			return true;
 		case 'broken':
 		case 'silent':
@@ -215,6 +218,9 @@ export class CaseRecord {
 	 */
 	readonly readMarkOrders = new Set<string>();
 
+	/** The same of a life a kill ended before it removed its read mark again (docs/behaviour.md, Deduplication Key). */
+	readonly killedReadMarkOrders = new Set<string>();
+
 	/**
 	 * Per life of a process (`process/life`), the orders whose key a claim began to record as their
 	 * request was to leave: a kill before it left leaves them unknown (docs/behaviour.md, Limits).
@@ -258,7 +264,7 @@ export class StoreRow {
 	) {}
 
 	/** Which process's call last added each entry, and whether the service had queued its order then. */
-	private readonly addedBy = new Map<string, { process: number; orderQueued: boolean }>();
+	private readonly addedBy = new Map<string, Life & { orderQueued: boolean }>();
 
 	/** The lives a kill ended: their calls never return. */
 	private readonly ended = new Set<string>();
@@ -314,8 +320,8 @@ export class StoreRow {
 			kind === 'remove' ? read.filter((entry) => !keys.includes(entry)) : [...read, ...keys.filter((key, index) => !known.has(key) && keys.indexOf(key) === index)].slice(-maxEntries);
 		if (this.version !== readVersion) this.noteStale(read, written, kind === 'record' ? keys : []);
 		if (kind === 'remove') this.noteRemovedOthers(process, read, keys);
-		this.noteReadMarks(process, recordedBefore);
-		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { process, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
+		this.noteReadMarks(caller, recordedBefore);
+		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { ...caller, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
 		this.entries = written;
 		this.version++;
 		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${commitsAtKill === true ? 'killed' : (fault?.when ?? '')} -> [${written.join(', ')}]`);
@@ -327,13 +333,16 @@ export class StoreRow {
 	/**
 	 * n8n's store offers no way to read an entry without writing it, so a process reads a "sent"
 	 * mark by recording it and removes it again where it was new: another process's reading
-	 * meanwhile finds it, as if the order had been sent. Only a mark recorded while the service
+	 * meanwhile finds it, as if the order had been sent, and so does every later reading where a
+	 * kill ended the process before it removed the mark. Only a mark recorded while the service
 	 * had not queued its order misleads.
 	 */
-	private noteReadMarks(process: number, recordedBefore: readonly string[]): void {
+	private noteReadMarks(caller: Life, recordedBefore: readonly string[]): void {
 		for (const entry of recordedBefore) {
 			const added = this.addedBy.get(entry);
-			if (entry.startsWith('sent ') && added !== undefined && added.process !== process && !added.orderQueued) this.record.readMarkOrders.add(orderOfEntry(entry));
+			if (!entry.startsWith('sent ') || added === undefined || added.orderQueued) continue;
+			if (this.hasEnded(added)) this.record.killedReadMarkOrders.add(orderOfEntry(entry));
+			else if (added.process !== caller.process) this.record.readMarkOrders.add(orderOfEntry(entry));
 		}
 	}
 

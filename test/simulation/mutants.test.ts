@@ -124,6 +124,13 @@ const MUTANTS: Mutant[] = [
 		mutate: () => replace(KeyClaims.prototype, 'release', () => async () => undefined),
 	},
 	{
+		name: "a report's entries paired by position alone, the contacts they name not compared",
+		check: 'declined',
+		mutate: () => replace(SendJob.prototype, 'contactsOf', (original) => function (this: unknown, ...args: unknown[]) {
+			return (original.apply(this, args) as unknown[]).map(() => ({}));
+		}),
+	},
+	{
 		name: 'an unknown outcome reported as queued',
 		check: 'queued',
 		mutate: () =>

@@ -289,7 +289,7 @@ export class World {
 
 	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
 		const { delivery, index } = execution;
-		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: `${order}@example.com` }, content: { order, delivery: index, item, ...paddingOf(order) }, ...attachmentsOf(order) } }));
+		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: emailOf(order) }, content: { order, delivery: index, item, ...paddingOf(order) }, ...attachmentsOf(order) } }));
 		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds, ignoreInvalidTransactions: delivery.ignoreInvalid, dryRun: delivery.dryRun };
 		if (delivery.maxRequestBytes !== undefined) options.maxRequestBytes = delivery.maxRequestBytes;
 		if (delivery.keyed) options.deduplicationKey = '={{ $json.content.order }}';
@@ -359,19 +359,24 @@ export class World {
 		if (answer.kind === 'silent') await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS));
 		request.answeredAtMs = Date.now();
 		if (process.env.SIMULATION_TRACE === '1') console.log(`request ${number} p${processIndex} at ${request.sentAtMs - this.startedAtMs}-${request.answeredAtMs - this.startedAtMs} ms ${JSON.stringify(answer)} [${carried.map((one) => `${one.order}@${one.delivery}`).join(', ')}]`);
-		if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
+		if (answer.kind === 'reordered') carried.slice(0, 1).forEach((transaction) => this.record.queue(transaction));
+		else if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
 		if (this.hasEnded(caller)) {
 			request.lostAtKill = true;
 			return await never();
 		}
 		const reports = (count: number, queued: boolean) => JSON.stringify({ reports: Array.from({ length: count }, () => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
 		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
-		if (method !== 'POST') return answer.kind === 'taken' || answer.kind === 'declined' || answer.kind === 'unreadable' ? status(200, {}, '<count>0</count>') : this.failure(answer, status);
+		if (method !== 'POST') return ['taken', 'declined', 'unreadable', 'reordered'].includes(answer.kind) ? status(200, {}, '<count>0</count>') : this.failure(answer, status);
 		switch (answer.kind) {
 			case 'taken':
 				return status(answer.status, {}, reports(carried.length, true));
 			case 'declined':
 				return /ignore_invalid_transactions=false/.test(url) ? status(400, {}, '<error><message>Invalid transaction</message></error>') : status(200, {}, reports(carried.length, false));
+			case 'reordered': {
+				const entries = carried.map(({ order }, position) => (position === 0 ? { queued: true, contact: { email: emailOf(order) } } : { queued: false, contact: { email: emailOf(order) }, message: 'Declined' }));
+				return status(200, {}, JSON.stringify({ reports: entries.reverse() }));
+			}
 			case 'unreadable': {
 				const bodies = { garbled: 'not json', errorObject: '{"error":"Internal"}', fewer: reports(carried.length - 1, true), more: reports(carried.length + 1, true), empty: '' };
 				return status(answer.status, {}, bodies[answer.body]);
@@ -400,6 +405,9 @@ export class World {
 }
 
 const TAKEN: Answer = { kind: 'taken', status: 200 };
+
+/** An order's contact: two transactions of one order name the same. */
+const emailOf = (order: string) => `${order}@example.com`;
 
 /** The transport's timeout of a request the service never answers. */
 const REQUEST_TIMEOUT_MS = 120_000;

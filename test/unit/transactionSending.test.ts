@@ -23,12 +23,12 @@ function serviceError(details: { message: string; httpCode?: string }, flags: Pa
 /** A service that refuses bodies above `limit` bytes with 413 and queues everything else, recording what it saw. */
 function service(limit: number, fail?: (call: number) => ServiceError | undefined) {
 	const received: number[][] = [];
-	const post: PostBody = async (_context, { body, count }) => {
+	const post: PostBody = async (_context, { body, contacts }) => {
 		received.push((JSON.parse(body.toString('utf8')) as Array<{ id: number }>).map((transaction) => transaction.id));
 		const failure = fail?.(received.length - 1);
 		if (failure !== undefined) throw failure;
 		if (body.length > limit) throw serviceError({ message: 'Request entity too large', httpCode: '413' }, { notProcessed: true });
-		return Array.from({ length: count }, () => ({ queued: true, contact: {} }));
+		return contacts.map(() => ({ queued: true, contact: {} }));
 	};
 	return { post, received };
 }

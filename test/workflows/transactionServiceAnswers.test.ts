@@ -69,6 +69,19 @@ describe('transaction › create in a workflow: service answers and failures', (
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
+	it('does not pair a report whose entries come in another order than the transactions: each entry names its contact, and all items are left unknown', async () => {
+		double().faults.reportsReversed = true;
+		double().faults.notQueuedOrders.add('A-1');
+		const result = await runNode({ credentials: credentials(), parameters: jsonMode, items: [order(0), order(1)], onError: 'continueRegularOutput' });
+
+		const error = "The service's report could not be matched to the transactions sent: report entry 1 names another contact than transaction 1 of the request (items 0 to 1, 2 transactions)";
+		expect(result.main.map((json) => [json.error, json.outcomeUnknown])).toEqual([
+			[error, true],
+			[error, true],
+		]);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
+	});
+
 	it('keeps not-queued transactions as data, with the service’s message for a number given as text', async () => {
 		const asText = { ...order(1), content: { 'order.id': 'A-1', 'order.total': '19.50' } };
 		const result = await runNode({

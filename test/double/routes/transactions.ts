@@ -132,6 +132,7 @@ export class TransactionsArea {
 			this.queued.push(this.record(body[index] as Record<string, unknown>, outcome));
 			reports.push({ contact: this.identification(outcome.contactRecord), queued: this.queuedValue(true) });
 		}
+		if (this.faults.reportsReversed) reports.reverse();
 		return jsonResponse(200, { [this.faults.reportWrapper]: reports });
 	}
 

@@ -17,7 +17,7 @@
  * - a fault of this code fails the job it came from, and the loop never runs on without giving
  *   n8n's thread a turn.
  */
-import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { AccountGate } from '../../transport/accountGate';
@@ -37,7 +37,8 @@ const bodyBytes = (parts: readonly Part[]) => parts.reduce((sum, part) => sum + 
 /** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
 	context: IExecuteFunctions,
-	request: { body: Buffer; count: number; ignoreInvalid: boolean; earlierAttempts: number },
+	/** `contacts`: the contact each transaction of the body names, in order. */
+	request: { body: Buffer; contacts: readonly IDataObject[]; ignoreInvalid: boolean; earlierAttempts: number },
 ) => Promise<QueueReport[]>;
 
 /**
@@ -280,7 +281,8 @@ export class AccountSender {
 			mayHaveActed = true;
 			let reports: QueueReport[];
 			try {
-				reports = await this.post(head.context, { body, count, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts });
+				const contacts = leaving.flatMap((part) => part.job.contactsOf(part.body));
+				reports = await this.post(head.context, { body, contacts, ignoreInvalid: head.settings.ignoreInvalid, earlierAttempts });
 			} catch (error) {
 				const failure = error as ServiceError;
 				// A refusal (4xx) or what never reached the service did nothing, whatever becomes of its handling.

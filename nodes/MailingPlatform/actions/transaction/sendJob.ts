@@ -5,7 +5,7 @@
  * request. The account's sender (accountSender.ts) takes those bodies and tells each job what
  * became of them.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
@@ -15,6 +15,7 @@ import type { Body } from './packing';
 import { PackingCursor } from './packingCursor';
 import type { Outcome, QueueReport } from './results';
 import { refusedOutcome } from './results';
+import { contactOf } from './transaction';
 import type { Waits } from './waits';
 import { WaitClock } from './waits';
 
@@ -114,7 +115,7 @@ export class SendJob {
 
 	constructor(
 		readonly context: IExecuteFunctions,
-		transactions: ReadonlyArray<unknown>,
+		private readonly transactions: ReadonlyArray<unknown>,
 		/** The item indexes to send; transactions skipped by their key as they left are taken out. */
 		order: readonly number[],
 		readonly settings: JobSettings,
@@ -183,6 +184,11 @@ export class SendJob {
 		if (stop) this.finish();
 		else this.finishIfAllSent();
 		return this.current;
+	}
+
+	/** The contact each transaction of `body` names, in order: the service's report names it too. */
+	contactsOf(body: Body): IDataObject[] {
+		return this.packing.itemsOf(body).map((itemIndex) => contactOf(this.transactions[itemIndex] as IDataObject));
 	}
 
 	/** The request carrying its current body is about to be posted. */

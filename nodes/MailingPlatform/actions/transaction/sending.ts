@@ -4,7 +4,7 @@
  * through the transport, which never resends what the service may have taken (transactions are
  * not idempotent); each item's outcome comes back. Dry Run packs the same way and sends nothing.
  */
-import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { counted, seconds, thousands } from '../../helpers/numbers';
 import { isPlainObject } from '../../helpers/values';
@@ -27,13 +27,29 @@ function readQueued(value: unknown): boolean | undefined {
 	return undefined;
 }
 
+/** Identifications of a contact that can be compared: an e-mail in any case, ids as text. */
+const IDENTIFIERS: ReadonlyArray<[string, (value: unknown) => string]> = [
+	['email', (value) => String(value).trim().toLowerCase()],
+	['external_id', String],
+	['id', String],
+];
+
+/** Whether a report entry's contact is another than the transaction's: an identification both give differs. */
+function namesAnother(reported: unknown, sent: IDataObject): boolean {
+	if (!isPlainObject(reported)) return false;
+	return IDENTIFIERS.some(([name, normal]) => reported[name] != null && sent[name] != null && normal(reported[name]) !== normal(sent[name]));
+}
+
 /**
- * Entry i of the answer belongs to transaction i. The wrapper is `reports` or `report` (the spec
- * shows both) and `queued` a boolean or "true"/"false". A count that does not match is a problem:
- * pairing by guesswork could mark an e-mail as sent that was not, or the other way round. Each
- * entry becomes its item's report as it is (fields the spec does not name pass through).
+ * Entry i of the answer belongs to transaction i, which `contacts[i]` names. The wrapper is
+ * `reports` or `report` (the spec shows both) and `queued` a boolean or "true"/"false". A count
+ * that does not match, or an entry naming another contact than its transaction (the entries came
+ * in another order), is a problem: pairing by guesswork could mark an e-mail as sent that was
+ * not, or the other way round. Each entry becomes its item's report as it is (fields the spec
+ * does not name pass through).
  */
-function queueReports(context: IExecuteFunctions, response: ServiceResponse, count: number): QueueReport[] {
+function queueReports(context: IExecuteFunctions, response: ServiceResponse, contacts: readonly IDataObject[]): QueueReport[] {
+	const count = contacts.length;
 	const unreadable = (problem: string) =>
 		serviceError(context, {
 			message: `The service's report could not be matched to the transactions sent: ${problem}`,
@@ -54,6 +70,7 @@ function queueReports(context: IExecuteFunctions, response: ServiceResponse, cou
 	for (const [index, entry] of list.entries()) {
 		const queued = isPlainObject(entry) ? readQueued(entry.queued) : undefined;
 		if (!isPlainObject(entry) || queued === undefined) throw unreadable(`report entry ${index + 1} has no readable "queued" value`);
+		if (namesAnother(entry.contact, contacts[index])) throw unreadable(`report entry ${index + 1} names another contact than transaction ${index + 1} of the request`);
 		entry.queued = queued;
 		entry.contact ??= null;
 		if (typeof entry.message !== 'string') delete entry.message;
@@ -85,7 +102,7 @@ function failureOf(context: IExecuteFunctions, error: unknown, body: Buffer, cou
 }
 
 /** POST transactions, once: the account's sender decides what goes again, and nothing aborts the request once it leaves. */
-const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlierAttempts }) => {
+const postBody: PostBody = async (context, { body, contacts, ignoreInvalid, earlierAttempts }) => {
 	try {
 		const response = await apiRequest.call(context, {
 			method: 'POST',
@@ -100,9 +117,9 @@ const postBody: PostBody = async (context, { body, count, ignoreInvalid, earlier
 					: 'With Ignore Invalid Transactions off, one invalid transaction fails its whole request, and none of its transactions was queued. Fix the transaction named in the message, or turn the option on.',
 			},
 		});
-		return queueReports(context, response, count);
+		return queueReports(context, response, contacts);
 	} catch (error) {
-		throw failureOf(context, error, body, count);
+		throw failureOf(context, error, body, contacts.length);
 	}
 };
 
