@@ -55,7 +55,7 @@ const calm = (simulated: SimulationCase): SimulationCase => ({
 	storeFaults: [],
 	codeFaults: [],
 	workflowTimeoutMs: undefined,
-	deliveries: simulated.deliveries.map(({ stopAfterMs: _, ...delivery }) => delivery),
+	deliveries: simulated.deliveries.map((delivery) => ({ ...delivery, stopAfterMs: undefined })),
 });
 
 interface Mutant {
@@ -179,7 +179,10 @@ const MUTANTS: Mutant[] = [
 	{
 		name: "a 429's pause not kept",
 		check: 'pause',
-		mutate: () => replace(AccountGate.prototype, 'pause', () => () => undefined),
+		// A pause of 1 ms, not none: with none, a request held back by the refusal would be tried again at once, forever, on the frozen clock.
+		mutate: () => replace(AccountGate.prototype, 'pause', (original) => function (this: unknown, _ms: unknown, reason: unknown) {
+			return original.call(this, 1, reason);
+		} as (...args: unknown[]) => unknown),
 	},
 	{
 		name: 'a refusal followed by requests of any size',
