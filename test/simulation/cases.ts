@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 
 import type { Answer, Delivery, Kill, RetryAfter, SimulationCase } from './model';
-import { FAULT_METHODS } from './world';
-import { BULK_ORDERS, LARGE_ORDER } from './checks';
+import { BULK_ORDERS, LARGE_ORDER } from './model';
+import { FAULT_METHODS } from './codeFaults';
 
 const retryAfter: fc.Arbitrary<RetryAfter | undefined> = fc.oneof(
 	fc.constant(undefined),

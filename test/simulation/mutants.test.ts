@@ -20,7 +20,7 @@ import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import type { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 import * as retry from '../../nodes/MailingPlatform/transport/retry';
 import { casesOn, simulationCase } from './cases';
-import { LARGE_ORDER } from './checks';
+import { LARGE_ORDER } from './model';
 import type { SimulationCase } from './model';
 import { threadCpuMs } from './heldThread';
 import { firstCaseShowing } from './search';

@@ -13,35 +13,14 @@ import type { Scheduler } from 'fast-check';
 
 import { execute } from '../../nodes/MailingPlatform/actions/transaction/create.operation';
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
-import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
-import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
-import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
+import { installCodeFaults } from './codeFaults';
+import type { FiredFault } from './codeFaults';
 import { HeldThread } from './heldThread';
-import type { Answer, Carried, Delivery, Kill, Life, RequestRecord, RetryAfter, SimulationCase } from './model';
-import { acted, CaseRecord, never, RESTART_MS, StoreRow } from './model';
-import { LARGE_ORDER } from './checks';
-
-/**
- * Methods of the sender's own code a case may make fail, each a position a fault of this code can
- * strike: a method that returns a promise rejects it, as an async one would, the others throw.
- */
-const FAULT_TARGETS: ReadonlyArray<[string, object, string, 'throws' | 'rejects']> = [
-	['AccountGate.takeStart', AccountGate.prototype, 'takeStart', 'throws'],
-	['AccountGate.answered', AccountGate.prototype, 'answered', 'throws'],
-	['SendJob.isWhole', SendJob.prototype, 'isWhole', 'throws'],
-	['SendJob.choose', SendJob.prototype, 'choose', 'throws'],
-	['SendJob.post', SendJob.prototype, 'post', 'throws'],
-	['SendJob.reported', SendJob.prototype, 'reported', 'throws'],
-	['SendJob.returnToWaiting', SendJob.prototype, 'returnToWaiting', 'rejects'],
-	['KeyClaims.claim', KeyClaims.prototype, 'claim', 'rejects'],
-	['KeyClaims.release', KeyClaims.prototype, 'release', 'rejects'],
-	['KeyClaims.settleNow', KeyClaims.prototype, 'settleNow', 'rejects'],
-	['AccountSender.answerFailure', AccountSender.prototype, 'answerFailure', 'rejects'],
-	['AccountGate.heldBackSince', AccountGate.prototype, 'heldBackSince', 'throws'],
-];
-
-export const FAULT_METHODS = FAULT_TARGETS.map(([name]) => name);
+import type { Delivery, Kill, Life, SimulationCase } from './model';
+import { CaseRecord, LARGE_ORDER, RESTART_MS } from './model';
+import { emailOf, ServiceModel } from './service';
+import { StoreRow } from './storeRow';
 
 /** A node's history at the default History Size: 10,000 keys and their marks. */
 const FULL_HISTORY_ENTRIES = 20_000;
@@ -97,8 +76,10 @@ export class World {
 
 	readonly store: StoreRow;
 
+	private readonly service: ServiceModel;
+
 	/** The code faults the case drew that struck: a fault at a call the code never made tests nothing. */
-	readonly codeFaultsFired: Array<{ name: string; call: number; atMs: number }> = [];
+	readonly codeFaultsFired: FiredFault[] = [];
 
 	/** n8n's store once the case has settled, before any redelivery. */
 	entriesAfterCase: readonly string[] = [];
@@ -127,13 +108,14 @@ export class World {
 		private readonly scheduler: Scheduler,
 	) {
 		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, simulated.storeDelays, () => this.faulty);
+		this.service = new ServiceModel(this.record, simulated, scheduler, () => this.faulty, (caller) => this.hasEnded(caller), this.startedAtMs);
 		this.lives = Array.from({ length: simulated.processes }, () => 0);
 		this.servesAtMs = Array.from({ length: simulated.processes }, () => 0);
 	}
 
 	async run(): Promise<void> {
 		this.watchClaims();
-		this.installCodeFaults();
+		this.restores.push(installCodeFaults(this.simulated.codeFaults, () => this.faulty, this.codeFaultsFired));
 		try {
 			this.simulated.deliveries.forEach((delivery) => this.deliverAt(delivery, false));
 			for (const kill of this.simulated.kills) setTimeout(() => this.kill(kill), kill.atMs);
@@ -174,30 +156,6 @@ export class World {
 			return claim.call(this, itemIndexes);
 		};
 		this.restores.push(() => (KeyClaims.prototype.claim = claim));
-	}
-
-	private installCodeFaults(): void {
-		const calls = new Map<string, number>();
-		const codeFaultsFired = this.codeFaultsFired;
-		for (const [name, prototype, method, fails] of FAULT_TARGETS) {
-			const strikes = this.simulated.codeFaults.filter((fault) => fault.method === name).map((fault) => fault.call);
-			if (strikes.length === 0) continue;
-			const host = prototype as { [method: string]: (...args: unknown[]) => unknown };
-			const original = host[method];
-			const faultsStrike = () => this.faulty;
-			host[method] = function (this: unknown, ...args: unknown[]) {
-				const call = (calls.get(name) ?? 0) + 1;
-				calls.set(name, call);
-				if (faultsStrike() && strikes.includes(call)) {
-					codeFaultsFired.push({ name, call, atMs: Date.now() });
-					const fault = new Error(`simulated fault in ${name} (call ${call})`);
-					if (fails === 'rejects') return Promise.reject(fault);
-					throw fault;
-				}
-				return original.apply(this, args);
-			};
-			this.restores.push(() => (host[method] = original));
-		}
 	}
 
 	/**
@@ -310,7 +268,7 @@ export class World {
 		const caller: Life = { process: delivery.process, life: execution.life ?? 0 };
 		const credential = { baseUrl: `https://service.test/${this.name}/process-${caller.process}/life-${caller.life}`, apiKey: 'simulated', maxRequestsPerSecond: this.simulated.paces[delivery.process] ?? 0 };
 		const store = this.store;
-		const answer = async (request: { method: string; url: string; body?: Buffer }) => await this.answer(caller, request);
+		const answer = async (request: { method: string; url: string; body?: Buffer }) => await this.service.answer(caller, request);
 		const context = {
 			getNode: () => node,
 			getWorkflow: () => ({ id: `${this.name}-process-${caller.process}-life-${caller.life}`, name: 'Shop', active: true }),
@@ -339,84 +297,6 @@ export class World {
 		this.callers.set(context, caller);
 		return context;
 	}
-
-	/**
-	 * The service: receives a request, acts on it when the scheduler lets it answer, and answers
-	 * as the case says. A request without a body is a read (the sender's probe): it carries nothing.
-	 * A killed process sends nothing, and the answers to what it had sent never reach it.
-	 */
-	private async answer(caller: Life, { method, url, body }: { method: string; url: string; body?: Buffer }) {
-		if (this.hasEnded(caller)) return await never();
-		const { process: processIndex, life } = caller;
-		const carried = body === undefined ? [] : (JSON.parse(body.toString('utf8')) as Array<{ content: Carried & { order: string } }>).map(({ content }) => ({ delivery: content.delivery, item: content.item, order: content.order }));
-		const number = this.record.requests.length;
-		const drawn = this.faulty ? (this.simulated.answers[number] ?? TAKEN) : TAKEN;
-		const answer: Answer = (body?.length ?? 0) > this.simulated.entityLimitBytes ? { kind: 'tooLarge' } : drawn;
-		const request: RequestRecord = { number, process: processIndex, life, carried, bytes: body?.length ?? 0, answer, sentAtMs: Date.now() };
-		this.record.requests.push(request);
-		// The redelivery's answers come at once: its checks are about what the case left behind.
-		if (this.faulty) await this.scheduler.schedule(Promise.resolve(), `request ${number} (${JSON.stringify(answer)})`);
-		if (answer.kind === 'silent') await new Promise((resolve) => setTimeout(resolve, REQUEST_TIMEOUT_MS));
-		request.answeredAtMs = Date.now();
-		if (process.env.SIMULATION_TRACE === '1') console.log(`request ${number} p${processIndex} at ${request.sentAtMs - this.startedAtMs}-${request.answeredAtMs - this.startedAtMs} ms ${JSON.stringify(answer)} [${carried.map((one) => `${one.order}@${one.delivery}`).join(', ')}]`);
-		if (answer.kind === 'reordered') carried.slice(0, 1).forEach((transaction) => this.record.queue(transaction));
-		else if (acted(answer)) for (const transaction of carried) this.record.queue(transaction);
-		if (this.hasEnded(caller)) {
-			request.lostAtKill = true;
-			return await never();
-		}
-		const reports = (count: number, queued: boolean) => JSON.stringify({ reports: Array.from({ length: count }, () => (queued ? { queued, contact: null } : { queued, contact: null, message: 'Declined' })) });
-		const status = (statusCode: number, headers: { [name: string]: string } = {}, text = '') => ({ statusCode, headers, body: text });
-		if (method !== 'POST') return ['taken', 'declined', 'unreadable', 'reordered'].includes(answer.kind) ? status(200, {}, '<count>0</count>') : this.failure(answer, status);
-		switch (answer.kind) {
-			case 'taken':
-				return status(answer.status, {}, reports(carried.length, true));
-			case 'declined':
-				return /ignore_invalid_transactions=false/.test(url) ? status(400, {}, '<error><message>Invalid transaction</message></error>') : status(200, {}, reports(carried.length, false));
-			case 'reordered': {
-				const entries = carried.map(({ order }, position) => (position === 0 ? { queued: true, contact: { email: emailOf(order) } } : { queued: false, contact: { email: emailOf(order) }, message: 'Declined' }));
-				return status(200, {}, JSON.stringify({ reports: entries.reverse() }));
-			}
-			case 'unreadable': {
-				const bodies = { garbled: 'not json', errorObject: '{"error":"Internal"}', fewer: reports(carried.length - 1, true), more: reports(carried.length + 1, true), empty: '' };
-				return status(answer.status, {}, bodies[answer.body]);
-			}
-			default:
-				return this.failure(answer, status);
-		}
-	}
-
-	private failure(answer: Answer, status: (statusCode: number, headers?: { [name: string]: string }, text?: string) => unknown) {
-		switch (answer.kind) {
-			case 'refused':
-				return status(answer.status, retryAfterHeader(answer.retryAfter));
-			case 'tooLarge':
-				return status(413);
-			case 'status':
-				return status(answer.status, answer.status < 400 ? { location: 'https://elsewhere.test/' } : {}, 'Error');
-			case 'unreachable':
-				throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-			case 'silent':
-				throw Object.assign(new Error(`timeout of ${REQUEST_TIMEOUT_MS}ms exceeded`), { code: 'ECONNABORTED' });
-			default:
-				throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-		}
-	}
-}
-
-const TAKEN: Answer = { kind: 'taken', status: 200 };
-
-/** An order's contact: two transactions of one order name the same. */
-const emailOf = (order: string) => `${order}@example.com`;
-
-/** The transport's timeout of a request the service never answers. */
-const REQUEST_TIMEOUT_MS = 120_000;
-
-function retryAfterHeader(retryAfter: RetryAfter | undefined): { [name: string]: string } {
-	if (retryAfter === undefined) return {};
-	if ('seconds' in retryAfter) return { 'retry-after': String(retryAfter.seconds) };
-	if ('text' in retryAfter) return { 'retry-after': retryAfter.text };
-	return { 'retry-after': new Date(Date.now() + retryAfter.dateInMs).toUTCString() };
 }
 
 /** A bulk's orders are of a shop's size, so that a few hundred fill a large request. */
