@@ -32,17 +32,27 @@ async function ran(simulated: SimulationCase, scheduler: Scheduler): Promise<Wor
 	return world;
 }
 
+/** How often a case whose only problems are held steps runs in all, each run showing them, before they count. */
+const HELD_RUNS = 3;
+
 /**
- * What one case shows. A step the code makes hold the thread holds it again in another run of
- * the case; twice in 100,000 cases at full load the machine's or V8's own work did, and
- * fast-check's replays did not: a case whose only problems are held steps is run again.
+ * What one case shows. A step the code makes hold the thread holds it again in other runs of the
+ * case; the machine's or V8's own work did so in one run and in two (at full load on two cores,
+ * seed 100000: a step of 50 to 57 ms at cases 5,306, 8,794 and 9,171, each passing when
+ * replayed), so a case whose only problems are held steps is run again, up to `HELD_RUNS` runs.
  */
 export async function findingsOfCase(simulated: SimulationCase, scheduler: Scheduler): Promise<Findings> {
 	const findings = findingsOf(await ran(simulated, scheduler));
-	const { problems } = findings;
-	if (problems.length === 0 || !problems.every((problem) => problem.startsWith('held:'))) return findings;
-	const again = findingsOf(await ran(simulated, fc.sample(fc.scheduler(), { numRuns: 1, seed: simulated.randomSeed })[0]));
-	return { ...findings, problems: again.problems.filter((problem) => problem.startsWith('held:')).map((problem) => `${problem} (in two runs of the case)`) };
+	const heldOnly = (problems: readonly string[]) => problems.length > 0 && problems.every((problem) => problem.startsWith('held:'));
+	if (!heldOnly(findings.problems)) return findings;
+	let problems = findings.problems;
+	for (let run = 2; run <= HELD_RUNS; run++) {
+		const again = findingsOf(await ran(simulated, fc.sample(fc.scheduler(), { numRuns: 1, seed: simulated.randomSeed + run })[0]));
+		// Another run's interleaving may show what the first did not: that counts as found.
+		if (!heldOnly(again.problems)) return { ...findings, problems: again.problems };
+		problems = again.problems;
+	}
+	return { ...findings, problems: problems.map((problem) => `${problem} (in ${HELD_RUNS} runs of the case)`) };
 }
 
 export const checkOf = (problem: string) => problem.slice(0, problem.indexOf(':'));
