@@ -2,7 +2,7 @@
  * The simulation of the account's sending (test/simulation) at any size, or one case replayed.
  *
  * Usage: npm run test:simulate -- [--runs N] [--seed S] [--path P] [--skip check,check] [--trace] [--census]
- * --runs: cases to draw (default 10,000), shared out among jest processes of at most 10,000
+ * --runs: cases to draw (default 10,000), shared out among jest processes of at most 5,000
  * cases each, one per processor at a time, each with a seed of its own (S, S + 1, …; each prints
  * its seed on a failure); --seed and --path: the
  * ones a failure printed, to replay it; --skip: checks to leave out (their names lead each
@@ -24,10 +24,10 @@ const seed = Number(options.get('seed') ?? Date.now() % 1_000_000);
 const processors = availableParallelism();
 /**
  * The cases a jest process draws at most: what the node's module state keeps of each case's
- * accounts adds up over a run (a case names its own), and after some 9,000 cases it made steps
+ * accounts adds up over a run (a case names its own), and after some 8,000 cases it made steps
  * of the held-thread check slower than a fresh process runs them.
  */
-const LARGEST_SHARD = 10_000;
+const LARGEST_SHARD = 5_000;
 const shards = options.has('path') ? 1 : Math.max(1, Math.min(processors, Math.ceil(runs / 1000)), Math.ceil(runs / LARGEST_SHARD));
 
 function shard(index: number): Promise<number> {
