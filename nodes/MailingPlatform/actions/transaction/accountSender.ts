@@ -34,7 +34,7 @@ import { chooseRequestParts } from './sendJob';
 /** The size of the request the parts would make: joined, two arrays share one pair of brackets. */
 const bodyBytes = (parts: readonly Part[]) => parts.reduce((sum, part) => sum + part.body.bytes.length - 1, 1);
 
-/** Posts one body of `count` transactions for the account and reads the service's report of each. Throws the transport's `ServiceError`. */
+/** Posts one body of the transactions `contacts` name, for the account, and reads the service's report of each. Throws the transport's `ServiceError`. */
 export type PostBody = (
 	context: IExecuteFunctions,
 	/** `contacts`: the contact each transaction of the body names, in order. */
