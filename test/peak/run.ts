@@ -9,16 +9,18 @@
  * Create, with and without the key, against n8n's HTTP Request node, and fails when Create costs
  * more than 1.25 times as much. Last, a shop's rush against the account's request budget and the
  * keyed flow at its steady state (rushPlan.ts), which fails when Create loses or doubles an order,
- * or when keyed Create at the steady state, with no history and with it full, costs more CPU or takes
- * longer at p50 than rushSettings.ts's STEADY_LIMITS allow against the HTTP Request node.
+ * or when Create at the steady state, with no history and with it full, costs more CPU than
+ * rushSettings.ts's STEADY_LIMITS allow against what a user builds from n8n's own nodes for the
+ * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
+ * credential; without the key: that HTTP Request node).
  *
  * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--concurrency=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
  * steady state alone, `bulk`, `crash`, `timeout` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
- * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds Create
- * without the key and the HTTP Request node with a credential to the steady state's rounds,
- * printed, not judged; --keep leaves the n8n folder)
+ * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
+ * HTTP Request node with the header written in it to the steady state's rounds, printed, not
+ * judged; --keep leaves the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -75,7 +77,7 @@ interface Selection {
 	scenarios: Scenario[];
 	/** n8n's production concurrency limit (`N8N_CONCURRENCY_PRODUCTION_LIMIT`); none: n8n's default, no limit. */
 	concurrencyLimit?: number;
-	/** The steady state's rounds also hold Create without the key and the HTTP Request node with a credential (`--compare`). */
+	/** The steady state's rounds also hold the HTTP Request node with the header written in it (`--compare`). */
 	compare: boolean;
 	commonFlow: boolean;
 	rush: boolean;

@@ -43,11 +43,11 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
 	const steadyAccount = steadyCredential(sandbox, double);
-	const header = parts.compare ? headerCredential(double) : undefined;
-	const steady = steadyWorkflows(steadyAccount, header, double);
+	const header = headerCredential(double);
+	const steady = steadyWorkflows(steadyAccount, header, double, parts.compare);
 	return {
 		settings,
-		credentials: [...(parts.flows ? [paced] : []), steadyAccount, ...(header === undefined ? [] : [header])],
+		credentials: [...(parts.flows ? [paced] : []), steadyAccount, header],
 		workflowFiles: workflowFilesOf([...flows, ...steady]),
 
 		async run(environment: RushRunEnvironment, log: (line: string) => void): Promise<RushOutcome> {
@@ -64,7 +64,7 @@ export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8n
 				results.push(await measureRushFlow(environment, workflow, settings));
 			}
 			const flowSeconds = (performance.now() - started) / 1000;
-			log('Steady state: filling the keyed flow\'s history, then keyed Create beside the HTTP Request node ...');
+			log('Steady state: Create beside n8n\'s own nodes, with no history, then with the keyed flows\' histories filled ...');
 			started = performance.now();
 			const steadyFigures = await measureSteadyState(environment, steady, settings);
 			return { settings, concurrencyLimit: parts.concurrencyLimit, flows: results, steady: steadyFigures, flowSeconds, steadySeconds: (performance.now() - started) / 1000, problems };

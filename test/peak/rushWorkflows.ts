@@ -4,11 +4,12 @@
  * Deduplication Key; n8n's HTTP Request node with Retry On Fail (5 tries, 1 s apart: n8n's advice
  * for rate limits); Create with the budget in its credential (maxRequestsPerSecond); Create in
  * two workflows on one credential, the account refusing with 503 and a Retry-After date; Create
- * again once the account's budget doubled, to find it with the pace (e) taught. And the
- * keyed flow at a shop's steady state beside the HTTP Request node (and, to compare, Create
- * without the key and the HTTP Request node with its header in a Header Auth credential); the
- * keyed flow's history is filled first through a second webhook that hands the same Create node a
- * batch of orders.
+ * again once the account's budget doubled, to find it with the pace (e) taught. And a shop's
+ * steady state: keyed Create beside what a user builds from n8n's own nodes for the same promise
+ * (Remove Duplicates before the HTTP Request node, its header in a Header Auth credential), and
+ * Create without the key beside that HTTP Request node alone (and, with `--compare`, the HTTP
+ * Request node with the header written in it); both keyed flows' histories are filled first
+ * through a second webhook that hands the same nodes a batch of orders.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -19,7 +20,7 @@ import { authorizationHeader, HTTP_REQUEST_NODE, httpRequestParameters } from '.
 import { orderConfirmationParameters } from './workflows';
 
 export const RUSH_FLOWS = ['create', 'createKeyed', 'httpRequestRetry', 'createPaced', 'createTwoWorkflows', 'createGrownBudget'] as const;
-export const STEADY_FLOWS = ['steadyKeyed', 'steadyHttpRequest', 'steadyUnkeyed', 'steadyCredentialHttpRequest'] as const;
+export const STEADY_FLOWS = ['steadyKeyed', 'steadyRemoveDuplicates', 'steadyUnkeyed', 'steadyCredentialHttpRequest', 'steadyHttpRequest'] as const;
 export type RushFlow = (typeof RUSH_FLOWS)[number];
 export type SteadyFlow = (typeof STEADY_FLOWS)[number];
 
@@ -31,9 +32,10 @@ export const RUSH_FLOW_LABELS: Record<RushFlow | SteadyFlow, string> = {
 	createTwoWorkflows: '(e) Create in two workflows on one credential, orders alternating, the account answering 503 with a Retry-After date',
 	createGrownBudget: "(f) Create right after (e), the account's budget doubled",
 	steadyKeyed: 'Create with the key',
-	steadyHttpRequest: 'HTTP Request node, the same POST',
+	steadyRemoveDuplicates: "Remove Duplicates (the order id, this node's history) before the HTTP Request node with a Header Auth credential",
 	steadyUnkeyed: 'Create without the key',
 	steadyCredentialHttpRequest: 'HTTP Request node, the same POST, its header in a Header Auth credential',
+	steadyHttpRequest: 'HTTP Request node, the same POST, its header written in the node (not judged)',
 };
 
 /** The batch webhook's body: `{ orders: [{ body: order }, ...] }`, so that Create reads each order at `$json.body` as after a webhook of its own. */
@@ -112,14 +114,16 @@ function webhookNode(name: string, path: string, y: number): WorkflowNode {
 
 const link = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
 
-function webhookTo<Flow extends string>(flow: Flow, idStem: string, label: string, send: WorkflowNode): RushWorkflow<Flow> {
+/** The workflow Webhook -> `chain`, the chain's nodes linked in order. */
+function webhookTo<Flow extends string>(flow: Flow, idStem: string, label: string, ...chain: WorkflowNode[]): RushWorkflow<Flow> {
 	const webhookPath = `rush-${flow}`;
 	const webhook = webhookNode('Shop Order Webhook', webhookPath, 0);
+	const nodes = [webhook, ...chain];
 	const file: WorkflowFile = {
 		id: `${idStem}${flow}`.padEnd(16, '0').slice(0, 16),
 		name: `Rush: ${label}`,
-		nodes: [webhook, send],
-		connections: { [webhook.name]: link(send.name) },
+		nodes,
+		connections: Object.fromEntries(nodes.slice(0, -1).map((from, index) => [from.name, link(nodes[index + 1].name)])),
 		active: false,
 		settings: { executionOrder: 'v1' },
 	};
@@ -147,15 +151,15 @@ export function rushWorkflows(sandbox: Credential, paced: Credential, service: S
 /** The files of workflows to import: each with its companion. */
 export const workflowFilesOf = (workflows: ReadonlyArray<RushWorkflow<string>>) => workflows.flatMap((workflow) => [workflow.file, ...(workflow.companion === undefined ? [] : [workflow.companion.file])]);
 
-/** Adds a second webhook -> Split Out into the workflow's sending node, taking batches of orders (`batchBody`). */
+/** Adds a second webhook -> Split Out into the workflow's first node after its webhook, taking batches of orders (`batchBody`). */
 function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, label: string): RushWorkflow<Flow> {
-	const send = workflow.file.nodes[1];
+	const first = workflow.file.nodes[1];
 	const fillPath = `${workflow.webhookPath}-batch`;
 	const batch = webhookNode(label, fillPath, 200);
 	const split = node('One Item per Order', 130, 200, { type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.orders', options: {} } });
 	workflow.file.nodes.push(batch, split);
 	workflow.file.connections[batch.name] = link(split.name);
-	workflow.file.connections[split.name] = link(send.name);
+	workflow.file.connections[split.name] = link(first.name);
 	return { ...workflow, fillPath };
 }
 
@@ -163,17 +167,36 @@ function withBatchWebhook<Flow extends string>(workflow: RushWorkflow<Flow>, lab
 export type SteadyWorkflows = [RushWorkflow<'steadyKeyed'>, ...Array<RushWorkflow<SteadyFlow>>];
 
 /**
- * The steady state's workflows: keyed Create and the HTTP Request node, and, given the Header Auth
- * credential, the two flows compared beside them. The keyed one has a second webhook into the
- * same Create node, so that the history the measured orders meet is the one that node wrote.
+ * n8n's Remove Duplicates node keeping the orders whose id this node has not seen in earlier
+ * executions, at x `x`. Its History Size is twice n8n's 10,000: the node refuses an execution
+ * whose items would take its history past that size, so a shop's workflow keeps room beyond
+ * the 10,000 orders the history is filled with.
  */
-export function steadyWorkflows(sandbox: Credential, header: Credential | undefined, service: Service): SteadyWorkflows {
-	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), 'Order Batch Webhook (fills the key history)');
-	const sending: Partial<Record<Exclude<SteadyFlow, 'steadyKeyed'>, WorkflowNode>> = {
-		steadyHttpRequest: httpRequestNode(service),
-		...(header === undefined ? {} : { steadyUnkeyed: createNode(sandbox, {}), steadyCredentialHttpRequest: httpRequestNode(service, { header }) }),
+function removeDuplicatesNode(x: number): WorkflowNode {
+	return node('Skip Orders Seen Before', x, 0, {
+		type: 'n8n-nodes-base.removeDuplicates',
+		typeVersion: 2,
+		parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: KEY.deduplicationKey, options: { historySize: 20_000 } },
+	});
+}
+
+/**
+ * The steady state's workflows: keyed Create and Remove Duplicates before the HTTP Request node
+ * with the Header Auth credential; Create without the key and that HTTP Request node alone; with
+ * `compare`, the HTTP Request node with its header written in it. The keyed ones have a second
+ * webhook into the same nodes, so that the history the measured orders meet is the one they wrote.
+ */
+export function steadyWorkflows(sandbox: Credential, header: Credential, service: Service, compare: boolean): SteadyWorkflows {
+	const fillLabel = 'Order Batch Webhook (fills the key history)';
+	const keyed = withBatchWebhook(webhookTo('steadyKeyed', 'mpRush', RUSH_FLOW_LABELS.steadyKeyed, createNode(sandbox, KEY)), fillLabel);
+	const credentialHttp = () => Object.assign(httpRequestNode(service, { header }), { position: [520, 0] });
+	const removeDuplicates = withBatchWebhook(webhookTo('steadyRemoveDuplicates', 'mpRush', RUSH_FLOW_LABELS.steadyRemoveDuplicates, removeDuplicatesNode(260), credentialHttp()), fillLabel);
+	const alone: Partial<Record<'steadyUnkeyed' | 'steadyCredentialHttpRequest' | 'steadyHttpRequest', WorkflowNode>> = {
+		steadyUnkeyed: createNode(sandbox, {}),
+		steadyCredentialHttpRequest: httpRequestNode(service, { header }),
+		...(compare ? { steadyHttpRequest: httpRequestNode(service) } : {}),
 	};
-	return [keyed, ...Object.entries(sending).map(([flow, send]) => webhookTo(flow as SteadyFlow, 'mpRush', RUSH_FLOW_LABELS[flow as SteadyFlow], send))];
+	return [keyed, removeDuplicates, ...Object.entries(alone).map(([flow, send]) => webhookTo(flow as SteadyFlow, 'mpRush', RUSH_FLOW_LABELS[flow as SteadyFlow], send))];
 }
 
 /**
