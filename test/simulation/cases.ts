@@ -90,11 +90,13 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 			paces: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 5, 10) }), { minLength: processes, maxLength: processes }),
 			entityLimitBytes: fc.constantFrom(200_000, 1_000_000, 9_000_000),
 			workflowTimeoutMs: fc.integer({ min: 100, max: 6000 }),
+			// Every minute, as the example sets it, or every 5 s, so that retries meet the case's faults and kills.
+			sweep: fc.constantFrom(5_000, 60_000).chain((everyMs) => fc.record({ firstAtMs: fc.integer({ min: 0, max: everyMs }), everyMs: fc.constant(everyMs) })),
 			randomSeed: fc.integer(),
 			fullHistory: fc.boolean(),
 			commandLine: fc.boolean(),
 		},
-		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'kills', 'paces', 'entityLimitBytes', 'randomSeed', 'fullHistory', 'commandLine'] },
+		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'kills', 'paces', 'entityLimitBytes', 'sweep', 'randomSeed', 'fullHistory', 'commandLine'] },
 	),
 );
 

@@ -9,9 +9,11 @@
  * - a keyed item "not sent" that says a re-run sends it leaves its key free in n8n's store, unless
  *   another delivery of its order took it;
  * - a keyed order is queued at most once (across processes only n8n's store's documented limit, an
- *   overlapping write that lost a change of its key, excuses a second time), and after the
- *   redelivery once, unless an item said its outcome is unknown;
- * - nothing is left after the case: every redelivery ends at once, as a fresh order does;
+ *   overlapping write that lost a change of its key, excuses a second time);
+ * - end to end, the shop delivering each order once: every keyed order ends queued, refused for
+ *   good, or unknown (an item said so), once n8n's sweep retried what failed, crashed or timed out;
+ *   only a user's stop leaves it unsent;
+ * - nothing is left after the case: a fresh order after it ends at once;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
  * - an execution waited for other orders to gather at most `GATHER_LIMIT_MS` before each
@@ -32,11 +34,11 @@
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import type { RequestRecord } from './model';
-import { acted as actedOn, BULK_ORDERS, leftOpen } from './model';
+import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
 import { HELD_LIMIT_MS } from './heldThread';
 import { gatheredProblems, maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
 import type { Execution, World } from './world';
-import { REDELIVERY_LIMIT_MS } from './world';
+import { CALM_LIMIT_MS } from './world';
 
 /** What the checks found, and the problems a documented limit excused, counted per check. */
 export interface Findings {
@@ -83,6 +85,18 @@ function saidBy(result: ItemResult): ItemSaid {
 const ordersOf = (execution: Execution) => execution.delivery.orders;
 
 /**
+ * An error item of a refusal a retry cannot change: the service's 4xx but 429, or the node's own
+ * refusal of a transaction larger than Max Request Bytes (a large order's invoice is larger than
+ * any Max Request Bytes the cases set).
+ */
+function refusedForGood(result: ItemResult, execution: Execution, order: string): boolean {
+	if (!('error' in result)) return false;
+	if (order.startsWith(LARGE_ORDER) && execution.delivery.maxRequestBytes !== undefined) return true;
+	const code = Number((result.error as { httpCode?: unknown }).httpCode);
+	return code >= 400 && code < 500 && code !== 429;
+}
+
+/**
  * Every problem the case shows, each a sentence naming the execution and item after the name of
  * its check (`doubled: …`); SIMULATION_SKIP may name checks to leave out, so that a search goes on
  * past a problem already known.
@@ -111,15 +125,19 @@ export function findingsOf(world: World): Findings {
 	};
 	const { record, executions } = world;
 	const unknownOrders = new Set<string>();
+	/** Orders an item said the service refused for good (a retry cannot change it), and those of executions a user stopped. */
+	const refusedOrders = new Set<string>();
+	const stoppedOrders = new Set<string>(executions.filter((execution) => execution.cancelledBy === 'user').flatMap(ordersOf));
 	/** Orders an item of the case (not a redelivery) told to check in the platform and send with another key, and those it said may be reported sent. */
 	const toldAnotherKey = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
-		// n8n marks an execution its kill took as crashed, with no output: the redelivery judges what it left.
+		// n8n marks an execution its kill took as crashed, with no output: its retry judges what it left.
 		if (execution.killedAtMs !== undefined) continue;
-		const name = `execution ${execution.index}${execution.again ? ' (redelivery)' : ''} on process ${execution.delivery.process}`;
-		if (execution.again && (execution.returnedAtMs === undefined || execution.returnedAtMs - (execution.startedAtMs ?? 0) > REDELIVERY_LIMIT_MS)) {
-			problems.push(`wedge: ${name} did not end within ${REDELIVERY_LIMIT_MS / 1000} s of a redelivery with the service taking everything: sending is wedged`);
+		const kind = execution.again ? ' (a fresh order after the case)' : execution.retryOf === undefined ? '' : ` (retry of ${execution.retryOf})`;
+		const name = `execution ${execution.index}${kind} on process ${execution.delivery.process}`;
+		if (execution.again && (execution.returnedAtMs === undefined || execution.returnedAtMs - (execution.startedAtMs ?? 0) > CALM_LIMIT_MS)) {
+			problems.push(`wedge: ${name} did not end within ${CALM_LIMIT_MS / 1000} s with the service taking everything: sending is wedged`);
 			continue;
 		}
 		if (execution.returnedAtMs === undefined) {
@@ -152,6 +170,7 @@ export function findingsOf(world: World): Findings {
 			if (execution.again && said === 'notSent') problems.push(`wedge: ${where} was not sent when delivered again with the service taking everything: "${text}"`);
 			if (said === 'notSent' && acted > 0) problems.push(`notSent: ${where} says "${text}", but the service acted on a request that carried it`);
 			if (said === 'notSent' && execution.delivery.keyed && !/run(ning)? (it|the workflow) again|re-run sends it|could not be released.*another key/i.test(text)) problems.push(`reRun: ${where} says "${text}", without saying that a re-run sends it`);
+			if (said === 'declined' || (said === 'notSent' && refusedForGood(result, execution, order))) refusedOrders.add(order);
 			if (said === 'unknown') {
 				unknownOrders.add(order);
 				if (!requests.some((request) => leftOpen(request.answer))) problems.push(`unknown: ${where} says its outcome is unknown ("${text}"), but every request that carried it was answered as not acted on: ${requests.map((request) => JSON.stringify(request.answer)).join(', ') || 'none left'}`);
@@ -167,9 +186,9 @@ export function findingsOf(world: World): Findings {
 	}
 	for (const [order, times] of keyedQueued) {
 		if (times > 1) unlessStoreLimit(order, `doubled: keyed order ${order} was queued ${times} times`);
-		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order)) {
+		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order) && !refusedOrders.has(order) && !stoppedOrders.has(order)) {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
-			const problem = `lost: keyed order ${order} was never queued, though no item said its outcome was unknown and it was delivered again; ${items.join('; ')}`;
+			const problem = `lost: keyed order ${order} was never queued, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
 			const killed = killLimitOf(world, order);
 			if (killed === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${killed})`, (excused.get(`lost (${killed})`) ?? 0) + 1);

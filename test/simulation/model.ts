@@ -159,6 +159,12 @@ export interface SimulationCase {
 	entityLimitBytes: number;
 	/** n8n's workflow timeout (Settings › Timeout Workflow), when set: every execution is cancelled that long after its start. */
 	workflowTimeoutMs?: number;
+	/**
+	 * n8n's sweep (a Schedule Trigger workflow retrying the shop workflow's failed, crashed and
+	 * timed-out executions through n8n's public API): first `firstAtMs` into the case, then every
+	 * `everyMs`.
+	 */
+	sweep: { firstAtMs: number; everyMs: number };
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
 	randomSeed: number;
 	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */

@@ -5,8 +5,11 @@
  * models of the service and of n8n's store; users stop executions, n8n's workflow timeout cancels
  * them, the sender's own code throws where the case says, and a kill ends a process's life, which
  * starts again on the same store. fast-check's scheduler decides which of the
- * answers, store calls and the clock's next timer comes next. Then every keyed order is delivered
- * again on every process, with nothing failing, as a shop or a user re-run does.
+ * answers, store calls and the clock's next timer comes next. The shop delivers each order once:
+ * what saves an order that n8n answered and did not send is n8n's sweep, which retries the
+ * executions that failed, crashed or timed out (not those a user stopped), during the case and
+ * after it, with nothing failing, until none is left. Then a fresh order on every process shows
+ * that nothing is wedged.
  */
 import type { IExecuteFunctions, INode, INodeParameters } from 'n8n-workflow';
 import type { Scheduler } from 'fast-check';
@@ -29,21 +32,24 @@ const FULL_HISTORY_ENTRIES = 20_000;
 const CASE_LIMIT_MS = 10 * 60_000;
 
 /**
- * How long the account is quiet before the redelivery, as between a shop's rushes: longer than
- * a learned pace is remembered untested (two minutes), so a redelivery meets what the case left
+ * How long the account is quiet before the fresh orders, as between a shop's rushes: longer than
+ * a learned pace is remembered untested (two minutes), so a fresh order meets what the case left
  * behind, not a pace it taught.
  */
-const QUIET_BEFORE_REDELIVERY_MS = 3 * 60_000;
+const QUIET_BEFORE_FRESH_MS = 3 * 60_000;
+
+/** Sweeps after the case, with nothing failing: a retry that still fails then is retried once more, up to this many times. */
+const CALM_SWEEPS = 4;
 
 /** Steps of the scheduler a phase of a case may take: far more than any case needs. */
 const MAX_STEPS = 100_000;
 
 /**
- * How long a redelivery may take, with the service taking everything: a bulk of a few hundred
- * orders goes one per request where a 413 taught the account a small body, each request's
- * claims gathered (0.2 s at a full history); a wedge never ends.
+ * How long an execution after the case may take, with the service taking everything: a retried
+ * bulk of a few hundred orders goes one per request where a 413 taught the account a small body,
+ * each request's claims gathered (0.2 s at a full history); a wedge never ends.
  */
-export const REDELIVERY_LIMIT_MS = 120_000;
+export const CALM_LIMIT_MS = 120_000;
 
 let cases = 0;
 
@@ -51,8 +57,12 @@ let cases = 0;
 export interface Execution {
 	index: number;
 	delivery: Delivery;
-	/** A redelivery after the case, with nothing failing. */
+	/** A fresh order after the case, with nothing failing. */
 	again: boolean;
+	/** n8n's sweep retried this execution: the index of the execution it retried. */
+	retryOf?: number;
+	/** The sweep has retried it (n8n lists it with a retry since). */
+	retried?: boolean;
 	startedAtMs?: number;
 	/** The life of its process it ran in. */
 	life?: number;
@@ -61,6 +71,8 @@ export interface Execution {
 	/** When n8n counted it ended: the node returned, or the execution was stopped or timed out. */
 	endedAtMs?: number;
 	cancelledAtMs?: number;
+	/** A user stopped it (n8n: canceled, manually), or n8n's workflow timeout did. */
+	cancelledBy?: 'user' | 'timeout';
 	/** When the node's run returned (it may go on after a cancel). */
 	returnedAtMs?: number;
 	results?: ItemResult[];
@@ -119,23 +131,58 @@ export class World {
 		try {
 			this.simulated.deliveries.forEach((delivery) => this.deliverAt(delivery, false));
 			for (const kill of this.simulated.kills) setTimeout(() => this.kill(kill), kill.atMs);
+			setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.firstAtMs);
 			const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
 			await this.runUntilQuiet(Date.now() + last + CASE_LIMIT_MS);
 		} finally {
 			this.faulty = false;
 		}
-		// A bulk's orders come again as one bulk, the others one by one, as a shop or a user re-run sends them.
-		const keyed = this.simulated.deliveries.filter((delivery) => delivery.keyed);
-		const singles = [...new Set(keyed.flatMap((delivery) => delivery.orders).filter((order) => !order.startsWith('bulk-')))].map((order) => [order]);
-		const bulks = keyed.filter((delivery) => delivery.orders[0].startsWith('bulk-')).map((delivery) => delivery.orders);
-		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_REDELIVERY_MS);
 		this.entriesAfterCase = [...this.store.entries];
+		for (let sweep = 0; sweep < CALM_SWEEPS && this.sweep() > 0; sweep++) await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
+		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_FRESH_MS);
 		for (let process = 0; process < this.simulated.processes; process++) {
-			const fresh = { process, atMs: 0, keyed: false, maxWaitSeconds: 120, ignoreInvalid: true, dryRun: false, orders: [`fresh-${process}`] };
-			for (const delivery of [...singles, ...bulks].map((orders) => ({ ...fresh, keyed: true, orders }))) this.deliverAt(delivery, true);
-			this.deliverAt(fresh, true);
-			await this.runUntilQuiet(Date.now() + REDELIVERY_LIMIT_MS);
+			this.deliverAt({ process, atMs: 0, keyed: false, maxWaitSeconds: 120, ignoreInvalid: true, dryRun: false, orders: [`fresh-${process}`] }, true);
+			await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 		}
+	}
+
+	/**
+	 * n8n's status says the sweep retries it: failed (the node threw), crashed (a kill took it,
+	 * and its process, started again, marked it so) or cancelled by the workflow timeout; not
+	 * stopped by a user, not yet retried.
+	 */
+	private retryable(execution: Execution): boolean {
+		if (execution.retried === true || execution.again) return false;
+		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process];
+		return execution.endedAtMs !== undefined && (execution.threw !== undefined || execution.cancelledBy === 'timeout');
+	}
+
+	/**
+	 * One run of n8n's sweep: retries every retryable execution, as n8n's retry does, with the
+	 * execution's input (a retry of a retry goes to the next process, as a queue-mode main hands it
+	 * to any worker). Returns how many it retried.
+	 */
+	private sweep(): number {
+		const retried = this.executions.filter((execution) => this.retryable(execution));
+		for (const execution of retried) {
+			execution.retried = true;
+			const generation = this.generationOf(execution) + 1;
+			const process = (execution.delivery.process + generation) % this.simulated.processes;
+			this.deliverAt({ ...execution.delivery, process, atMs: 0, stopAfterMs: undefined }, false, execution.index);
+		}
+		return retried.length;
+	}
+
+	private generationOf(execution: Execution): number {
+		return execution.retryOf === undefined ? 0 : 1 + this.generationOf(this.executions[execution.retryOf]);
+	}
+
+	/** The sweep runs during the case while anything is under way or left to retry. */
+	private sweepDuringCase(): void {
+		if (!this.faulty) return;
+		this.sweep();
+		const open = this.executions.some((execution) => execution.endedAtMs === undefined || this.retryable(execution) || (execution.killedAtMs !== undefined && execution.retried !== true));
+		if (open) setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.everyMs);
 	}
 
 	/** Restores the methods the case made throw. */
@@ -205,8 +252,8 @@ export class World {
 		return this.lives[process] !== life;
 	}
 
-	private deliverAt(delivery: Delivery, again: boolean): void {
-		const execution: Execution = { index: this.executions.length, delivery, again, hints: [] };
+	private deliverAt(delivery: Delivery, again: boolean, retryOf?: number): void {
+		const execution: Execution = { index: this.executions.length, delivery, again, retryOf, hints: [] };
 		this.executions.push(execution);
 		setTimeout(() => this.start(execution), delivery.atMs);
 	}
@@ -219,16 +266,18 @@ export class World {
 		execution.startedAtMs = Date.now();
 		execution.life = this.lives[delivery.process];
 		const cancel = new AbortController();
-		const cancelAfter = (ms: number | undefined) => {
-			if (ms === undefined || execution.again) return;
+		// Users stop, and n8n's timeout cancels, only while the case's faults strike.
+		const cancelAfter = (ms: number | undefined, by: 'user' | 'timeout') => {
+			if (ms === undefined || !this.faulty) return;
 			setTimeout(() => {
 				if (execution.endedAtMs !== undefined) return;
 				execution.cancelledAtMs = execution.endedAtMs = Date.now();
+				execution.cancelledBy = by;
 				cancel.abort();
 			}, ms);
 		};
-		cancelAfter(delivery.stopAfterMs);
-		cancelAfter(this.simulated.workflowTimeoutMs);
+		cancelAfter(delivery.stopAfterMs, 'user');
+		cancelAfter(this.simulated.workflowTimeoutMs, 'timeout');
 		const context = this.contextOf(execution, cancel.signal);
 		execute.call(context, { continueOnFail: true, errorOutput: false }, undefined).then(
 			({ results }) => {
