@@ -40,6 +40,9 @@ export class AccountGate {
 
 	private lastStartMs = Number.NEGATIVE_INFINITY;
 
+	/** `nextStartMs` before the latest start, for `returnStart`. */
+	private nextStartBeforeMs = 0;
+
 	/** The pace that set `nextStartMs` (infinite: none), and whether the learned one set it. */
 	private startPace = Number.POSITIVE_INFINITY;
 
@@ -82,13 +85,25 @@ export class AccountGate {
 	 * Takes a start now: the next request may start one pacing interval later, at the smaller of
 	 * the credential's setting and the learned pace. Call only when `waitMs()` is 0.
 	 */
-	takeStart(): void {
+	takeStart(): number {
 		const now = monotonicMs();
 		this.takePace();
 		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
 		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.nextStartBeforeMs = this.nextStartMs;
 		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
 		this.lastStartMs = now;
+		return now;
+	}
+
+	/**
+	 * Gives back the start taken at `startMs` whose request never left (each of its transactions
+	 * was found sent before, or went back to wait), unless a later start was taken since: the
+	 * account saw no request, so the next may go when it could have before. Without it, a retried
+	 * execution's orders sent before would spend its Max Wait Seconds at the pace, one per request.
+	 */
+	returnStart(startMs: number): void {
+		if (this.lastStartMs === startMs) this.nextStartMs = this.nextStartBeforeMs;
 	}
 
 	/** Takes the smaller of the credential's setting and the learned pace as the pace of the starts. */

@@ -130,9 +130,9 @@ export class AccountSender {
 				// After a refusal, a large body waits until the account takes a request again.
 				chooseRequestParts(chosen, waiting, Math.min(this.accountLimit, this.gate.largestBodyToRisk()));
 				if (chosen.length > 0) {
-					this.gate.takeStart();
+					const startMs = this.gate.takeStart();
 					// Not awaited: one workflow's slow store must not hold up the account's next request.
-					void (bodyBytes(chosen) > this.gate.largestBodyToRisk() ? this.probeFor(chosen) : this.send(chosen));
+					void (bodyBytes(chosen) > this.gate.largestBodyToRisk() ? this.probeFor(chosen) : this.send(chosen, startMs));
 					chosen = [];
 				}
 				// Nothing left (the jobs ended or were stopped): a timer's turn before the next try, so that the loop never holds the thread.
@@ -250,7 +250,7 @@ export class AccountSender {
 	 * is stopped before the request leaves stays out of it; once it leaves, nothing aborts it: the
 	 * answer decides, as for any order.
 	 */
-	private async send(chosen: Part[]): Promise<void> {
+	private async send(chosen: Part[], startMs: number): Promise<void> {
 		const startedAt = monotonicMs();
 		this.underWay.push(startedAt);
 		// From the post on, until the service's answer says it did not act on the request, or, per job, which of its transactions it queued.
@@ -268,7 +268,7 @@ export class AccountSender {
 			if (this.gate.heldBackSince(startedAt)) {
 				for (const part of leaving.splice(0)) await part.job.returnToWaiting(part.body, false);
 			}
-			if (leaving.length === 0) return;
+			if (leaving.length === 0) return void this.gate.returnStart(startMs);
 			const body = joinBodies(leaving.map((part) => part.body.bytes));
 			const count = leaving.reduce((sum, part) => sum + part.body.end - part.body.start, 0);
 			const [{ job: head }] = leaving;
