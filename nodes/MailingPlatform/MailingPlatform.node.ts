@@ -70,10 +70,11 @@ export class MailingPlatform implements INodeType {
 		const retrying = node.retryOnFail === true;
 		if (retrying && selected.onRetry !== undefined) this.addExecutionHints({ message: selected.onRetry, location: 'outputPane' });
 		const policy = { continueOnFail: this.continueOnFail(), errorOutput: node.onError === 'continueErrorOutput' };
-		const { results, reached } = await selected.execute.call(this, policy, retrying ? recallTries(this) : undefined);
+		const { results, reached, failure } = await selected.execute.call(this, policy, retrying ? recallTries(this) : undefined);
 		const output = outputOf(policy, results);
 		// n8n runs the node again when it throws, or when its first item has `json.error`.
-		if (retrying) afterTry(this, reached, 'failure' in output || output.items[0]?.json.error !== undefined);
+		if (retrying) afterTry(this, reached, failure !== undefined || 'failure' in output || output.items[0]?.json.error !== undefined);
+		if (failure !== undefined) throw failure;
 		if ('failure' in output) throw output.failure;
 		return [output.items];
 	}

@@ -15,7 +15,8 @@
  *   only a user's stop leaves it unsent;
  * - nothing is left after the case: a fresh order after it ends at once;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
- * - no step of the case held the thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
+ * - no step of the case (while its faults strike: heldThread.ts says why not after) held the
+ *   thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
  * - an execution waited for other orders to gather at most `GATHER_LIMIT_MS` before each
  *   recording call of its process's store while it ran (each gathering ends in a request's
  *   claim), and once more before it was given up;
@@ -60,6 +61,9 @@ const READ_MARKS = 'a mark read by another process';
 const UNDER_WAY_AT_KILL = 'a request under way at a kill';
 const RECORDED_AT_KILL = 'a kill between recording a key and settling it';
 const KILLED_READ_MARK = 'a mark read by a killed process';
+
+/** The documented limit of n8n's store that answers a recording call with an error after writing it (docs/behaviour.md, Deduplication Key). */
+const LOST_STORE_ANSWER = "a store call's answer lost after its write";
 
 /** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */
 const SAME_CONTACT_REORDERED = 'a report in another order naming the same contact';
@@ -130,6 +134,8 @@ export function findingsOf(world: World): Findings {
 	const stoppedOrders = new Set<string>(executions.filter((execution) => execution.cancelledBy === 'user').flatMap(ordersOf));
 	/** Orders an item of the case (not a redelivery) told to check in the platform and send with another key, and those it said may be reported sent. */
 	const toldAnotherKey = new Set<string>();
+	/** Orders an item skipped because an earlier execution took the key and does not know the outcome. */
+	const skippedAsUnknown = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
 		// n8n marks an execution its kill took as crashed, with no output: its retry judges what it left.
@@ -154,6 +160,7 @@ export function findingsOf(world: World): Findings {
 			const { said, text } = saidBy(result);
 			const order = ordersOf(execution)[item];
 			if (!execution.again && /another key/.test(text)) toldAnotherKey.add(order);
+			if (said === 'skipped' && /another key/.test(text)) skippedAsUnknown.add(order);
 			if (!execution.again && /"sent" mark/.test(text)) toldMarkMayStay.add(order);
 			const where = `${name}, item ${item} (${order})`;
 			const queuedHere = record.queuedItems.get(`${execution.index}:${item}`) ?? 0;
@@ -193,6 +200,14 @@ export function findingsOf(world: World): Findings {
 			if (killed === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${killed})`, (excused.get(`lost (${killed})`) ?? 0) + 1);
 		}
+	}
+	// An item skipped as taken by an execution that does not know the outcome is so only where a request carrying it may have reached the service.
+	for (const order of skippedAsUnknown) {
+		if ((keyedQueued.get(order) ?? 0) > 0 || stoppedOrders.has(order) || record.requests.some((request) => (leftOpen(request.answer) || request.lostAtKill === true) && request.carried.some((carried) => carried.order === order))) continue;
+		const problem = `unknown: keyed order ${order} was left to a person (check the platform, send it with another key), though no request that carried it may have reached the service`;
+		const limit = killLimitOf(world, order) ?? (record.lostAnswerOrders.has(order) ? LOST_STORE_ANSWER : undefined);
+		if (limit === undefined) unlessStoreLimit(order, problem, true);
+		else excused.set(`unknown (${limit})`, (excused.get(`unknown (${limit})`) ?? 0) + 1);
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));

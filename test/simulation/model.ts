@@ -227,6 +227,12 @@ export class CaseRecord {
 	readonly killedReadMarkOrders = new Set<string>();
 
 	/**
+	 * Orders whose key a recording call of n8n's store wrote and then failed to confirm (its answer
+	 * lost): the node cannot tell its own key from an earlier delivery's (docs/behaviour.md, Deduplication Key).
+	 */
+	readonly lostAnswerOrders = new Set<string>();
+
+	/**
 	 * Per life of a process (`process/life`), the orders whose key a claim began to record as their
 	 * request was to leave: a kill before it left leaves them unknown (docs/behaviour.md, Limits).
 	 */

@@ -14,6 +14,7 @@ import type { Body } from '../../nodes/MailingPlatform/actions/transaction/packi
 import * as render from '../../nodes/MailingPlatform/actions/transaction/render';
 import type { Outcome } from '../../nodes/MailingPlatform/actions/transaction/results';
 import { SendJob } from '../../nodes/MailingPlatform/actions/transaction/sendJob';
+import * as unsent from '../../nodes/MailingPlatform/actions/transaction/unsent';
 import { WaitClock } from '../../nodes/MailingPlatform/actions/transaction/waits';
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
@@ -117,6 +118,17 @@ const MUTANTS: Mutant[] = [
 		},
 		// Nothing else strikes, so that only the kill can show it: with the kills left out, 400 cases pass.
 		cases: simulationCase.filter(({ kills }) => kills.length > 0).map(calm),
+	},
+	{
+		// The node before issue 57: with On Error › Continue the execution succeeds, and n8n's retry never sees what it left unsent.
+		name: 'a keyed execution that leaves orders unsent and does not fail',
+		check: 'lost',
+		mutate: () => jest.spyOn(unsent, 'unsentFailure').mockReturnValue(undefined),
+	},
+	{
+		name: 'a start whose request never left kept by the gate',
+		check: 'lost',
+		mutate: () => replace(AccountGate.prototype, 'returnStart', () => () => undefined),
 	},
 	{
 		name: 'a key never released after "not sent"',
@@ -228,8 +240,19 @@ const MUTANTS: Mutant[] = [
 	},
 	{
 		name: 'keys held in the process for good',
-		check: 'wedge',
+		check: 'lost',
 		mutate: () => replace(KeyClaims.prototype, 'settled', () => async () => undefined),
+	},
+	{
+		name: "an account's sender that stops once it has run dry",
+		check: 'wedge',
+		mutate: () =>
+			replace(AccountSender.prototype, 'pump', (original) => function (this: unknown) {
+				const sender = this as { ranDry?: boolean };
+				if (sender.ranDry === true) return Promise.resolve();
+				sender.ranDry = true;
+				return original.call(this);
+			}),
 	},
 ];
 

@@ -38,8 +38,18 @@ const CASE_LIMIT_MS = 10 * 60_000;
  */
 const QUIET_BEFORE_FRESH_MS = 3 * 60_000;
 
-/** Sweeps after the case, with nothing failing: a retry that still fails then is retried once more, up to this many times. */
-const CALM_SWEEPS = 4;
+/**
+ * How long the sweep goes on after the case's faults ended, each sweep retrying what still
+ * failed (a pace the refusals taught lapses after two minutes untested): every order must be
+ * queued by then, 5 minutes after its cause ended.
+ */
+const CALM_SWEEPS_MS = 5 * 60_000;
+
+/**
+ * How long after the last delivery the sweep runs while the case's faults strike (every 5 s,
+ * some 24 retries of an execution a 100 ms timeout cancels each time); then the faults end.
+ */
+const FAULTY_SWEEPS_MS = 2 * 60_000;
 
 /** Steps of the scheduler a phase of a case may take: far more than any case needs. */
 const MAX_STEPS = 100_000;
@@ -76,6 +86,8 @@ export interface Execution {
 	/** When the node's run returned (it may go on after a cancel). */
 	returnedAtMs?: number;
 	results?: ItemResult[];
+	/** The node failed the execution for orders it left unsent, which n8n's retry sends (its results are what it decided). */
+	failed?: Error;
 	threw?: unknown;
 	/** The execution hints the node gave n8n. */
 	hints: string[];
@@ -137,8 +149,14 @@ export class World {
 		} finally {
 			this.faulty = false;
 		}
+		// What still runs from the case ends first (a timeout armed in it may yet cancel it).
+		await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 		this.entriesAfterCase = [...this.store.entries];
-		for (let sweep = 0; sweep < CALM_SWEEPS && this.sweep() > 0; sweep++) await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
+		const calmEndsMs = Date.now() + CALM_SWEEPS_MS;
+		while (Date.now() < calmEndsMs && this.sweep() + this.executions.filter((execution) => this.retryable(execution) || execution.endedAtMs === undefined).length > 0) {
+			await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
+			await jest.advanceTimersByTimeAsync(this.simulated.sweep.everyMs);
+		}
 		await jest.advanceTimersByTimeAsync(QUIET_BEFORE_FRESH_MS);
 		for (let process = 0; process < this.simulated.processes; process++) {
 			this.deliverAt({ process, atMs: 0, keyed: false, maxWaitSeconds: 120, ignoreInvalid: true, dryRun: false, orders: [`fresh-${process}`] }, true);
@@ -152,9 +170,11 @@ export class World {
 	 * stopped by a user, not yet retried.
 	 */
 	private retryable(execution: Execution): boolean {
-		if (execution.retried === true || execution.again) return false;
+		// The sweep retries executions of workflows whose Create has a key: without one, a retry would send again what was queued.
+		if (execution.retried === true || execution.again || !execution.delivery.keyed) return false;
 		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process];
-		return execution.endedAtMs !== undefined && (execution.threw !== undefined || execution.cancelledBy === 'timeout');
+		if (execution.endedAtMs === undefined || execution.cancelledBy === 'user') return false;
+		return execution.cancelledBy === 'timeout' || execution.failed !== undefined || execution.threw !== undefined;
 	}
 
 	/**
@@ -164,12 +184,13 @@ export class World {
 	 */
 	private sweep(): number {
 		const retried = this.executions.filter((execution) => this.retryable(execution));
-		for (const execution of retried) {
+		retried.forEach((execution, index) => {
 			execution.retried = true;
 			const generation = this.generationOf(execution) + 1;
 			const process = (execution.delivery.process + generation) % this.simulated.processes;
-			this.deliverAt({ ...execution.delivery, process, atMs: 0, stopAfterMs: undefined }, false, execution.index);
-		}
+			// A millisecond apart: n8n starts each retry as a task of its own (an API call each), not all in one turn.
+			this.deliverAt({ ...execution.delivery, process, atMs: index, stopAfterMs: undefined }, false, execution.index);
+		});
 		return retried.length;
 	}
 
@@ -177,9 +198,10 @@ export class World {
 		return execution.retryOf === undefined ? 0 : 1 + this.generationOf(this.executions[execution.retryOf]);
 	}
 
-	/** The sweep runs during the case while anything is under way or left to retry. */
+	/** The sweep runs during the case while anything is under way or left to retry, for `FAULTY_SWEEPS_MS` after the last delivery. */
 	private sweepDuringCase(): void {
-		if (!this.faulty) return;
+		const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
+		if (!this.faulty || Date.now() - this.startedAtMs > last + FAULTY_SWEEPS_MS) return;
 		this.sweep();
 		const open = this.executions.some((execution) => execution.endedAtMs === undefined || this.retryable(execution) || (execution.killedAtMs !== undefined && execution.retried !== true));
 		if (open) setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.everyMs);
@@ -226,7 +248,7 @@ export class World {
 				}
 				quiet = this.scheduler.count() === 0;
 				if (!quiet) await this.scheduler.waitOne();
-			});
+			}, this.faulty);
 			if (quiet) return;
 		}
 	}
@@ -279,9 +301,12 @@ export class World {
 		cancelAfter(delivery.stopAfterMs, 'user');
 		cancelAfter(this.simulated.workflowTimeoutMs, 'timeout');
 		const context = this.contextOf(execution, cancel.signal);
-		execute.call(context, { continueOnFail: true, errorOutput: false }, undefined).then(
-			({ results }) => {
-				if (execution.killedAtMs === undefined) execution.results = results;
+		// As the README sets it up: keyed Create with On Error › Stop Workflow, so that n8n's retry finds what it left unsent; without a key, Continue.
+		execute.call(context, { continueOnFail: !delivery.keyed, errorOutput: false }, undefined).then(
+			({ results, failure }) => {
+				if (execution.killedAtMs !== undefined) return;
+				execution.results = results;
+				execution.failed = failure;
 			},
 			(error: unknown) => {
 				if (execution.killedAtMs === undefined) execution.threw = error;
@@ -324,7 +349,7 @@ export class World {
 			getInputData: () => items,
 			getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameterAt(name, fallback),
 			getCredentials: async () => credential,
-			continueOnFail: () => true,
+			continueOnFail: () => !delivery.keyed,
 			getExecutionCancelSignal: () => signal,
 			addExecutionHints: (...hints: Array<{ message: string }>) => execution.hints.push(...hints.map((hint) => hint.message)),
 			getTimezone: () => 'Europe/Berlin',

@@ -10,7 +10,7 @@ import { useServiceDouble } from '../harness/double';
 import { range } from '../harness/deliveries';
 import { HARNESS_NODE, processedData } from '../harness/processedData';
 import { jsonMode, order } from '../harness/transactions';
-import { runNode } from '../harness/workflow';
+import { retryExecution, runNode } from '../harness/workflow';
 
 const keyed = (options: Record<string, unknown> = {}) => ({
 	...jsonMode,
@@ -65,6 +65,35 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const next = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		expect(next.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
+	});
+
+	it('spends no start of the account’s pace on orders it finds sent before: a re-run of 20 sent orders and 5 new ones sends the new ones within Max Wait Seconds', async () => {
+		// One order per request (Max Request Bytes), 10 requests a second: twenty skipped orders holding a start each would take 2 s.
+		const paced = { credentials: credentials({ maxRequestsPerSecond: 10 }), items: range(25).map((number) => order(number, 700)) };
+		await runNode({ ...paced, items: paced.items.slice(0, 20), parameters: keyed({ maxRequestBytes: 1024 }) });
+		await keyStoreIdle();
+		const rerun = await runNode({ ...paced, parameters: keyed({ maxRequestBytes: 1024, maxWaitSeconds: 1 }), onError: 'continueRegularOutput' });
+
+		expect(rerun.main.slice(0, 20).every((json) => json.skipped === true)).toBe(true);
+		expect(rerun.main.slice(20).map((json) => json.queued)).toEqual([true, true, true, true, true]);
+		expect(double().transactions.queuedOrderIds()).toHaveLength(25);
+	});
+
+	it('fails its execution (On Error › Stop) while the service stays unavailable (503) past Max Wait Seconds, and n8n’s retry of it after the outage sends the orders', async () => {
+		double().faults.failNext(1_000, 503, { match: 'transactions' });
+		const options = { credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0), order(1)] };
+		const failed = await runNode(options);
+		expect(failed.error?.message).toMatch(/^2 orders were not sent: it waited 1 s for the account's requests \(Max Wait Seconds\)/);
+		expect(failed.error?.description).toBe(
+			"Retrying this execution sends them once: the Deduplication Key skips the orders the service queued or may have queued. Retry it in n8n's Executions list, or through n8n's API (POST /executions/{id}/retry).",
+		);
+		expect(processedData.remembers('key A-0')).toBe(false);
+		double().faults.reset();
+
+		const retried = await retryExecution(options, failed.run);
+		expect(retried.error).toBeUndefined();
+		expect(retried.main).toMatchObject([{ queued: true, deduplicationKey: 'A-0' }, { queued: true, deduplicationKey: 'A-1' }]);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
 	});
 
 	it('sends in the next execution an order the service did not queue', async () => {
@@ -124,18 +153,25 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
-	it('sends nothing of a request whose keys n8n’s store could not be asked about, and stops there without continue-on-fail', async () => {
+	it('sends the orders whose keys n8n’s store answered for, then fails its execution (On Error › Stop) for the one it could not ask about, which n8n’s retry sends', async () => {
 		// The claim is asked again once: a call that failed may have recorded the keys all the same.
 		processedData.failingRecordings = 2;
-		const stopped = await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: [order(0, 700), order(1, 700)] });
+		const options = { credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: [order(0, 700), order(1, 700)] };
+		const failed = await runNode(options);
 
-		expect(stopped.error?.message).toBe("The node could not check the Deduplication Key in n8n's store: connection to the database was lost");
-		expect(double().requests).toHaveLength(0);
-
-		processedData.failingRecordings = 2;
-		const went = await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: [order(0, 700), order(1, 700)], onError: 'continueRegularOutput' });
-		expect(went.main.map((json) => json.error ?? json.queued)).toEqual(["The node could not check the Deduplication Key in n8n's store: connection to the database was lost", true]);
+		expect(failed.error?.message).toBe("1 order was not sent: The node could not check the Deduplication Key in n8n's store: connection to the database was lost");
+		expect(failed.error?.context?.itemIndex).toBe(0);
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-1']);
+
+		const retried = await retryExecution(options, failed.run);
+		expect(retried.error).toBeUndefined();
+		expect(retried.main).toMatchObject([{ queued: true, deduplicationKey: 'A-0' }, { skipped: true, deduplicationKey: 'A-1' }]);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-1', 'A-0']);
+
+		// With On Error › Continue the order stays an item: n8n would answer a failure by passing the input on.
+		processedData.failingRecordings = 2;
+		const went = await runNode({ ...options, items: [order(2, 700), order(3, 700)], onError: 'continueRegularOutput' });
+		expect(went.main.map((json) => json.error ?? json.queued)).toEqual(["The node could not check the Deduplication Key in n8n's store: connection to the database was lost", true]);
 	});
 
 	it('says so in n8n’s log when n8n’s store keeps losing the key’s recording after the execution, which ended queued', async () => {
@@ -171,13 +207,12 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(again.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
 	});
 
-	it('refuses an item whose key is empty before anything is sent', async () => {
+	it('refuses an item whose key is empty, sends the others, and fails its execution with the refusal, which a retry cannot change', async () => {
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), { ...order(1), content: { 'order.id': ' ' } }] });
 
 		expect(result.error?.message).toBe('Deduplication Key is empty, so the node cannot tell whether this transaction was sent before');
 		expect(result.error?.context?.itemIndex).toBe(1);
-		expect(double().requests).toHaveLength(0);
-		expect(processedData.calls).toHaveLength(0);
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 	});
 
 	it('refuses more keys than the history keeps, before anything is sent, naming both numbers', async () => {
@@ -246,7 +281,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(performance.now() - startedMs).toBeLessThan(2500);
 		expect(second.main[0]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-0' });
 		expect(second.main[0].error).toContain('another execution of this node was sending a transaction with the same Deduplication Key');
-		expect(second.main[0].message).toContain('Running it again sends it once, unless that execution queued the transaction of "A-0"');
+		expect(second.main[0].message).toContain('Running it again sends it once, unless that execution queued the same transaction: then a re-run skips it.');
 		expect(second.main[1]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-1' });
 		expect(second.main[1].error).toBe("Not sent: it waited 1 s for the account's requests (Max Wait Seconds) because another execution was sending a transaction with the same Deduplication Key (item 1)");
 		expect((await first).main[0]).toMatchObject({ queued: true });

@@ -23,6 +23,8 @@ export type ItemResult =
 export interface OperationResult {
 	results: ItemResult[];
 	reached?: unknown;
+	/** The execution fails with this, whatever Settings › On Error says: its retry does what the node could not. */
+	failure?: NodeError;
 }
 
 export const paired = (itemIndex: number) => ({ item: itemIndex });

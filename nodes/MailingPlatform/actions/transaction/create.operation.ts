@@ -14,7 +14,8 @@
  * - The packer's `Refusal` (packing.ts) is a transaction no request can carry; sending turns it
  *   into a `refused` outcome.
  * - An `ItemResult` (helpers/itemResults.ts) is an item's output, rendered from its outcome
- *   (render.ts); the router alone turns results into output or error items, or throws.
+ *   (render.ts); the router alone turns results into output or error items, or throws: with a
+ *   key and On Error › Stop Workflow, the execution's failure where orders are left unsent (unsent.ts).
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
@@ -28,6 +29,7 @@ import type { KeyOutcome, Outcome } from './results';
 import { decidedInTry } from './results';
 import { packForDryRun, sendTransactions } from './sending';
 import { buildTransactions, contactOf } from './transaction';
+import { unsentFailure } from './unsent';
 import { monotonicMs } from '../../transport/accountGate';
 
 export { description } from './create.description';
@@ -110,7 +112,8 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 		decide(repeated.skipped);
 		order = repeated.order;
 	}
-	const limits = { maxRequestBytes: settings.maxRequestBytes, stopAtFailure: !policy.continueOnFail };
+	// With a key, a failure stops nothing: the execution fails after every order it could send went (unsent.ts).
+	const limits = { maxRequestBytes: settings.maxRequestBytes, stopAtFailure: !policy.continueOnFail && deduplication === undefined };
 	// Without continue-on-fail a refusal, or a failure an earlier try kept, stops the node before anything is sent.
 	if (limits.stopAtFailure && outcomes.some((outcome) => outcome.kind === 'refused' || outcome.kind === 'failed')) order = [];
 
@@ -137,5 +140,6 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 		}
 	}
 	const results = renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun });
-	return { results, reached: outcomes.filter(decidedInTry) };
+	const failure = deduplication === undefined || settings.dryRun || policy.continueOnFail ? undefined : unsentFailure(this, outcomes, results, undecided(transactions, outcomes));
+	return { results, reached: outcomes.filter(decidedInTry), failure };
 }

@@ -276,7 +276,7 @@ export class KeyClaims {
 		hint = 'It was not sent. Run the workflow again; should n8n\'s store have kept its key all the same, the re-run says so, and running it once with another key sends it.',
 	): Outcome {
 		const problem = new InputProblem(`The node could not check the ${LABEL} in n8n's store: ${(error as Error).message}`, hint);
-		return { kind: 'refused', itemIndexes, problem };
+		return { kind: 'refused', itemIndexes, problem, passes: true };
 	}
 
 	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */

@@ -24,7 +24,8 @@ function keyNote(key: string, outcome: Outcome, keyOutcome: KeyOutcome | undefin
 		return `Its Deduplication Key "${key}" could not be released (${keyOutcome.reason}), so a re-run skips this item; ${again}.`;
 	}
 	if (keyOutcome?.kind === 'heldByAnother') {
-		return `Running it again sends it once, unless that execution queued the transaction of "${key}": then a re-run skips it.`;
+		// Without the key, which the item names: one text for all of a large execution's items, and so one n8n error.
+		return 'Running it again sends it once, unless that execution queued the same transaction: then a re-run skips it.';
 	}
 	if (outcome.kind === 'failed' && outcome.error.outcomeUnknown) {
 		return `Its Deduplication Key "${key}" is kept, because the service may have queued the transaction: a re-run skips this item. Check in the platform whether its e-mail went out; ${again}.`;
@@ -120,15 +121,24 @@ export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Ou
 	const results = new Array<ItemResult | undefined>(transactions.length);
 	for (const outcome of outcomes) {
 		const shared = outcome.kind === 'failed' && keys === undefined ? failureError(context, outcome, outcomes, false) : undefined;
+		// An outcome's items whose key note is the same share one error: an n8n error per item of a large request held the thread for tens of ms.
+		const byNote = new Map<string, NodeError>();
+		const errorWith = (note: string, make: () => NodeError) => {
+			let error = byNote.get(note);
+			if (error === undefined) byNote.set(note, (error = make()));
+			return error;
+		};
 		outcome.itemIndexes.forEach((itemIndex, position) => {
 			const pairedItem = paired(itemIndex);
 			switch (outcome.kind) {
 				case 'refused':
-					results[itemIndex] = failed(itemIndex, outcome, refusalError(itemIndex, outcome));
+					results[itemIndex] = failed(itemIndex, outcome, errorWith(noteOf(itemIndex, outcome), () => refusalError(itemIndex, outcome)));
 					return;
-				case 'failed':
-					results[itemIndex] = failed(itemIndex, outcome, shared ?? failureError(context, outcome, outcomes, true, noteOf(itemIndex, outcome)));
+				case 'failed': {
+					const note = noteOf(itemIndex, outcome);
+					results[itemIndex] = failed(itemIndex, outcome, shared ?? errorWith(note, () => failureError(context, outcome, outcomes, true, note)));
 					return;
+				}
 				case 'skipped': {
 					const json: IDataObject = { queued: false, skipped: true, ...keyField(itemIndex), contact: contactIn(itemIndex), message: outcome.reason };
 					results[itemIndex] = { json: dryRun ? { ...json, dryRun: true, transaction: transactions[itemIndex] } : json, pairedItem };

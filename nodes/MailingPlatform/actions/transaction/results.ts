@@ -23,7 +23,8 @@ interface RequestSummary {
 }
 
 export type Outcome = { readonly itemIndexes: readonly number[] } & (
-	| { kind: 'refused'; problem: unknown }
+	/** `passes`: the refusal was n8n's store's, which a later try may find working. */
+	| { kind: 'refused'; problem: unknown; passes?: boolean }
 	| { kind: 'skipped'; reason: string }
 	| { kind: 'packed'; request: RequestSummary }
 	/** `reports[i]` belongs to `itemIndexes[i]`. */
@@ -49,6 +50,17 @@ export function mayHaveQueued(outcome: Outcome, position: number): boolean {
  */
 export function decidedInTry(outcome: Outcome): boolean {
 	return outcome.kind === 'reported' || (outcome.kind === 'failed' && decidedForGood(outcome.error));
+}
+
+/**
+ * Whether a retry of the execution may send the items of `outcome`: they were not sent, for a
+ * cause that passes (the account refused or failed to answer for longer than Max Wait Seconds,
+ * another execution held their key, n8n's store could not be asked, the execution was stopped),
+ * not for a refusal the service would give again (a 4xx but 429).
+ */
+export function sendsOnRetry(outcome: Outcome): boolean {
+	if (outcome.kind === 'refused') return outcome.passes === true;
+	return outcome.kind === 'failed' && outcome.error.notProcessed && !/^4(?!29)\d\d$/.test(String(outcome.error.httpCode ?? ''));
 }
 
 /** What a failure's text says of the items queued before it, e.g. "2 items of earlier requests were already queued". */
