@@ -136,6 +136,8 @@ export function findingsOf(world: World): Findings {
 	const toldAnotherKey = new Set<string>();
 	/** Orders an item skipped because an earlier execution took the key and does not know the outcome. */
 	const skippedAsUnknown = new Set<string>();
+	/** Orders an item told that its key may stay (it could not be released, or the store not asked): a later skip is what it said. */
+	const toldKeyStays = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
 		// n8n marks an execution its kill took as crashed, with no output: its retry judges what it left.
@@ -161,6 +163,7 @@ export function findingsOf(world: World): Findings {
 			const order = ordersOf(execution)[item];
 			if (!execution.again && /another key/.test(text)) toldAnotherKey.add(order);
 			if (said === 'skipped' && /another key/.test(text)) skippedAsUnknown.add(order);
+			if (/could not be released|could not check the Deduplication Key/.test(text)) toldKeyStays.add(order);
 			if (!execution.again && /"sent" mark/.test(text)) toldMarkMayStay.add(order);
 			const where = `${name}, item ${item} (${order})`;
 			const queuedHere = record.queuedItems.get(`${execution.index}:${item}`) ?? 0;
@@ -203,7 +206,7 @@ export function findingsOf(world: World): Findings {
 	}
 	// An item skipped as taken by an execution that does not know the outcome is so only where a request carrying it may have reached the service.
 	for (const order of skippedAsUnknown) {
-		if ((keyedQueued.get(order) ?? 0) > 0 || stoppedOrders.has(order) || record.requests.some((request) => (leftOpen(request.answer) || request.lostAtKill === true) && request.carried.some((carried) => carried.order === order))) continue;
+		if ((keyedQueued.get(order) ?? 0) > 0 || stoppedOrders.has(order) || toldKeyStays.has(order) || record.requests.some((request) => (leftOpen(request.answer) || request.lostAtKill === true) && request.carried.some((carried) => carried.order === order))) continue;
 		const problem = `unknown: keyed order ${order} was left to a person (check the platform, send it with another key), though no request that carried it may have reached the service`;
 		const limit = killLimitOf(world, order) ?? (record.lostAnswerOrders.has(order) ? LOST_STORE_ANSWER : undefined);
 		if (limit === undefined) unlessStoreLimit(order, problem, true);
