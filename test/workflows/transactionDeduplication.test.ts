@@ -96,6 +96,21 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0', 'A-1']);
 	});
 
+	it('counts no claim of orders it finds taken as waiting: a re-run of 12 orders whose outcome is unknown and 2 new ones sends the new ones within Max Wait Seconds', async () => {
+		// One order per request (Max Request Bytes); each key found without its mark is read by recording the mark for a moment.
+		const items = range(14).map((number) => order(number, 700));
+		double().faults.failNext(12, 500, { match: 'transactions' });
+		await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024 }), items: items.slice(0, 12), onError: 'continueRegularOutput' });
+		await keyStoreIdle();
+		double().faults.reset();
+		// A database some 15 ms a read or write away: each claim that finds a key reads its mark, 100 ms or more with the removal round.
+		processedData.latencyMs = 15;
+		const rerun = await runNode({ credentials: credentials(), parameters: keyed({ maxRequestBytes: 1024, maxWaitSeconds: 1 }), items, onError: 'continueRegularOutput' });
+
+		expect(rerun.main.slice(0, 12).every((json) => json.skipped === true)).toBe(true);
+		expect(rerun.main.slice(12).map((json) => json.queued)).toEqual([true, true]);
+	});
+
 	it('sends in the next execution an order the service did not queue', async () => {
 		const unknownContact = { ...order(1), contact: { external_id: 'C-404' } };
 		const first = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), unknownContact] });

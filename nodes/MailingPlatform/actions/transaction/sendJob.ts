@@ -181,6 +181,8 @@ export class SendJob {
 		const stop = this.settings.stopAtFailure && decided.some((outcome) => outcome.kind === 'refused');
 		const rest = this.packing.without(body, new Set(decided.flatMap((outcome) => outcome.itemIndexes)));
 		this.current = stop ? undefined : rest;
+		// A body its claim emptied leaves the request: the claim's time (reading marks of keys found) is not waiting.
+		if (this.current === undefined) this.leaveRequest();
 		if (stop) this.finish();
 		else this.finishIfAllSent();
 		return this.current;
