@@ -1,11 +1,13 @@
 /**
- * n8n killed in the middle of a rush (issue 38): keyed Create takes one order per webhook call,
- * faster than the account's budget, whose 429 asks for a long pause, so that orders wait in the
- * account's sender; n8n is killed (SIGKILL, as an out-of-memory kill or a lost host does),
- * started again on the same database, and the shop delivers every order again. Keys are claimed
- * only as their request leaves, so an order that was waiting is sent by its redelivery; only
- * orders of requests under way at the kill may stay unknown. No order may be queued twice, and
- * no more may stay unsent than one request carried.
+ * n8n killed in the middle of a rush (issue 38), and the shop delivering each order once (issue
+ * 57): keyed Create takes one order per webhook call, faster than the account's budget, whose 429
+ * asks for a long pause, so that orders wait in the account's sender; n8n is killed (SIGKILL, as
+ * an out-of-memory kill or a lost host does) and started again on the same database. Nothing is
+ * delivered again: every execution of the rush that failed or crashed is retried as n8n's Retry
+ * does, its retries that fail again too, up to `RETRY_ROUNDS` rounds. Keys are claimed only as
+ * their request leaves, so an order that was waiting is sent by the retry; only orders of requests
+ * under way at the kill may stay unknown. No order may be queued twice, and no more may stay
+ * unsent than the requests under way at the kill carried.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -29,7 +31,12 @@ export interface CrashEnvironment {
 	kill(): Promise<void>;
 	/** Starts n8n again on the same database and waits for its editor. */
 	restart(): Promise<void>;
+	/** Retries executions as the executions list's Retry does; what n8n refused, by id. */
+	retry(ids: readonly string[]): Promise<Map<string, string>>;
 }
+
+/** Rounds of n8n's Retry after the restart: a retry that fails is retried in the next. */
+const RETRY_ROUNDS = 3;
 
 export interface CrashFigures {
 	orders: number;
@@ -42,7 +49,8 @@ export interface CrashFigures {
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
 	/** The most orders one accepted request carried. */
 	largestRequest: number;
-	redelivery: { executions: number; failed: number; reasons: string[] };
+	/** n8n's Retry of what failed or crashed: executions retried, refused by n8n (with why), failed again after the last round. */
+	retries: { retried: number; refused: string[]; failedAtEnd: number; reasons: string[]; leftNew: number };
 	restartSeconds: number;
 }
 
@@ -78,58 +86,69 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	await untilWebhookServes(url, shopOrders('CW-AFTER', 1)[0]); // its webhooks come up after its editor
 	const restartSeconds = (Date.now() - restartedAt) / 1000;
 	const store = environment.store();
-	const before = await store.list(workflow.file.id);
+	// The shop delivers nothing again: what n8n answered and did not send is retried, as n8n's Retry does.
+	const first = (await store.list(workflow.file.id)).filter((row) => Number(row.id) > lastWarmUp);
+	const retried = new Set<string>();
+	const refused: string[] = [];
 	double.budget = new RequestBudget(settings.budget);
-	await deliverPlan(url, orders.map((order, index) => ({ atMs: index * interval, order })));
-	// Executions n8n had created but not started at the kill stay "new" for ever, and some it records only
-	// after the restart, as crashed, with their ids of before the kill: only the redelivery's are waited for.
-	const lastBefore = Math.max(...before.map((row) => Number(row.id)));
-	const redelivery = (execution: { id: string }) => Number(execution.id) > lastBefore;
-	await waitUntilEnded(store, workflow.file.id, orders.length, SETTLE_LIMIT_MS, redelivery);
+	for (let round = 0; round < RETRY_ROUNDS; round++) {
+		// Executions n8n had created but not started at the kill stay "new" for ever: n8n refuses to retry them.
+		const rows = await waitUntilEnded(store, workflow.file.id, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp && row.status !== 'new');
+		const due = rows.filter((row) => (row.status === 'error' || row.status === 'crashed') && !retried.has(row.id)).map((row) => row.id);
+		if (due.length === 0) break;
+		for (const id of due) retried.add(id);
+		for (const [id, why] of await environment.retry(due)) refused.push(`execution ${id}: ${why}`);
+	}
 	double.budget = undefined;
 
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');
+	const firstIds = new Set(first.map((row) => row.id));
 	// Every execution of the first deliveries (some without run data), also those n8n recorded only after the restart.
-	const taken = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome) && outcome.orderId?.startsWith('CW-') !== true);
+	const taken = outcomes.filter((outcome) => firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
 	const endedAs = tally(taken.map((outcome) => outcome.status));
-	const redelivered = outcomes.filter(redelivery);
-	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
+	const leftNew = (await store.list(workflow.file.id)).filter((row) => firstIds.has(row.id) && row.status === 'new').length;
+	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
+	const failedAtEnd = retries.filter((outcome) => (outcome.status === 'error' || outcome.status === 'crashed') && !retried.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	const underWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions'));
 	return {
-		orders: orders.length,
+		orders: plan.length,
 		takenBeforeKill: taken.length,
 		endedAs,
 		requestsUnderWay: underWay.length,
 		ordersUnderWay: underWay.reduce((sum, request) => sum + (request.orders?.length ?? 0), 0),
-		queued: queuedTimes(double, orders),
+		// The orders the shop delivered before the kill: those after it it would deliver to the n8n started again.
+		queued: queuedTimes(double, plan.map(({ order }) => order)),
 		largestRequest: Math.max(0, ...posts.filter((request) => request.status === 200).map((request) => request.orders?.length ?? 0)),
-		redelivery: {
-			executions: redelivered.length,
-			failed: failed.length,
-			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
+		retries: {
+			retried: retried.size,
+			refused,
+			failedAtEnd: failedAtEnd.length,
+			leftNew,
+			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
 		},
 		restartSeconds,
 	};
 }
 
-/** The crash's figures as lines, and the verdict: no order twice, no more unsent than one request carried, no redelivery failed. */
+/** The crash's figures as lines, and the verdict: no order twice, no more unsent than the requests under way at the kill carried, no retry left failed. */
 export function describeCrash(figures: CrashFigures, settings: RushSettings['crash']): { lines: string[]; passed: boolean } {
-	const { queued, redelivery } = figures;
+	const { queued, retries } = figures;
 	const failures = [
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
-		queued.never > figures.largestRequest ? `${queued.never} orders never queued, more than one request carried (${figures.largestRequest})` : '',
-		redelivery.failed > 0 ? `${redelivery.failed} executions of the redelivery failed` : '',
+		queued.never > figures.ordersUnderWay ? `${queued.never} orders never queued, more than the requests under way at the kill carried (${figures.ordersUnderWay})` : '',
+		retries.failedAtEnd > 0 ? `${retries.failedAtEnd} retries failed after the last round` : '',
 	].filter(Boolean);
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
-		`Crash mid-rush: Create with the order id as Deduplication Key, ${settings.orders} orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
-			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in, started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), then every order delivered again:`,
+		`Crash mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
+			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), then every execution that failed or crashed retried as n8n's Retry does (up to ${RETRY_ROUNDS} rounds), nothing delivered again:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
-			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders`,
+			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; retried ${retries.retried}, refused by n8n ${retries.refused.length}; left "new" (created, never started, not retryable) ${retries.leftNew}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
-			`the largest request carried ${figures.largestRequest}; executions of the redelivery ${redelivery.executions}, failed ${redelivery.failed}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
-		...redelivery.reasons.map((reason) => `    ${reason}`),
+			`the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+		...retries.refused.slice(0, 3).map((reason) => `    refused: ${reason}`),
+		...retries.reasons.map((reason) => `    ${reason}`),
 	];
 	return { lines, passed: failures.length === 0 };
 }

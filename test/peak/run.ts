@@ -48,7 +48,7 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
-import { credentialData, publishWorkflows, executionStopper } from './publish';
+import { credentialData, executionRetrier, executionStopper, publishWorkflows } from './publish';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
@@ -212,6 +212,7 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 				webhookBase: environment.webhookBase(),
 				store: () => store,
 				executionStopper: async () => await executionStopper(port),
+				retry: async (ids) => await (await executionRetrier(port))(ids),
 				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
