@@ -213,7 +213,6 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 				store: () => store,
 				executionStopper: async () => await executionStopper(port),
 				retry: async (ids) => await (await executionRetrier(port))(ids),
-				executionSpans: async (workflowId) => await executionSpans(userFolder, workflowId),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
 					await server.exited;

@@ -38,14 +38,14 @@ export interface RushSettings {
 		small: { orders: number; afterMs: number; perSecond: number };
 		budget: Budget;
 	};
-	/** Keyed Create at a rush, n8n killed and started again mid-way, then every order delivered again. */
+	/** Keyed Create at a rush, n8n killed and started again mid-way, then what failed or crashed retried as n8n's Retry does. */
 	crash: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Budget };
 	/**
 	 * Keyed Create at a rush with n8n's workflow timeout (Settings › Timeout Workflow) shorter
 	 * than the account's pause, and a few executions stopped from n8n's REST API meanwhile; then,
-	 * with the budget lifted, every order delivered again at `redeliveryPerSecond`.
+	 * with the budget lifted, what failed or timed out (not what was stopped) retried as n8n's Retry does.
 	 */
-	timeout: { orders: number; ordersPerSecond: number; executionTimeoutSeconds: number; stops: number; stopAfterMs: number; redeliveryPerSecond: number; budget: Budget };
+	timeout: { orders: number; ordersPerSecond: number; executionTimeoutSeconds: number; stops: number; stopAfterMs: number; budget: Budget };
 }
 
 const AT_2_8: RushSettings = {
@@ -69,7 +69,7 @@ const AT_2_8: RushSettings = {
 	// A long Retry-After keeps orders waiting in the account's pause when n8n dies.
 	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
 	// A Retry-After as long as the timeout: most executions are cancelled while their orders wait.
-	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, redeliveryPerSecond: 10, budget: { rate: 4, burst: 4, retryAfter: '3' } },
+	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '3' } },
 };
 
 const BY_RELEASE: Record<string, RushSettings> = {
@@ -81,7 +81,7 @@ const BY_RELEASE: Record<string, RushSettings> = {
 		budget: { rate: 2, burst: 2, retryAfter: '1' },
 		crash: { ...AT_2_8.crash, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '10' } },
 		// At 10 webhooks a second n8n 2.41.1 itself started executions some 6 s after their webhook, past the timeout; at 4, the store's calls (0.3 to 1.5 s each on two busy cores) still took most orders past it.
-		timeout: { ...AT_2_8.timeout, orders: 200, ordersPerSecond: 20, redeliveryPerSecond: 2, budget: { rate: 2, burst: 2, retryAfter: '3' } },
+		timeout: { ...AT_2_8.timeout, orders: 200, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '3' } },
 	},
 };
 

@@ -43,7 +43,7 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 			}
 			started = performance.now();
 			if (crash !== undefined) {
-				log('Crash: keyed Create at a rush, n8n killed and started again, every order delivered again ...');
+				log('Crash: keyed Create at a rush, n8n killed and started again, what failed or crashed retried as n8n\'s Retry does ...');
 				outcome.crash = await measureCrash(environment, crash, settings.crash);
 				outcome.crashSeconds = (performance.now() - started) / 1000;
 			}

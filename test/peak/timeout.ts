@@ -1,12 +1,14 @@
 /**
- * n8n's own cancellations in the middle of a rush (issue 47): keyed Create takes one order per
- * webhook call, faster than the account's budget, in a workflow whose Settings › Timeout Workflow
- * is shorter than the account's pause, so that n8n cancels most executions while their orders
- * wait in the account's sender; meanwhile a few running executions are stopped as the executions
- * list's Stop does (n8n's REST API, as the owner). Once every execution has ended and the budget is
- * lifted, the shop delivers every order again, and then one new order alone. A cancellation must
- * leave nothing behind in the process: every order is then queued exactly once, no execution of
- * the redelivery fails, and the order alone is sent at once.
+ * n8n's own cancellations in the middle of a rush (issue 47), and the shop delivering each order
+ * once (issue 57): keyed Create takes one order per webhook call, faster than the account's
+ * budget, in a workflow whose Settings › Timeout Workflow is shorter than the account's pause, so
+ * that n8n cancels most executions while their orders wait in the account's sender; meanwhile a
+ * few running executions are stopped as the executions list's Stop does (n8n's REST API, as the
+ * owner). Once every execution has ended and the budget is lifted, nothing is delivered again:
+ * every execution that failed, crashed or was cancelled, but for those stopped by hand, is retried
+ * as n8n's Retry does (its retries that fail again too, up to `RETRY_ROUNDS` rounds); then one new
+ * order alone. A cancellation must leave nothing behind in the process: every order but those a
+ * stop withheld is then queued exactly once, and the order alone is sent at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -14,22 +16,21 @@ import { RequestBudget } from '../double/budget';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
 import { readOutcomes, waitUntilEnded } from './executions';
-import { percentile } from './judge';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
-import type { ExecutionSpan } from './sqliteExecutions';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
-/** Between the rush's last execution ending and the redelivery, with the budget lifted. */
-const QUIET_BEFORE_REDELIVERY_MS = 2_000;
+/** Between the rush's last execution ending and the retries, with the budget lifted. */
+const QUIET_BEFORE_RETRIES_MS = 2_000;
+/** Rounds of n8n's Retry: a retry that fails is retried in the next. */
+const RETRY_ROUNDS = 3;
 
 /** The n8n the crash left (or the first, run alone), as the crash sees it, and its REST API. */
-export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store'> {
+export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'retry'> {
 	/** Signs in to n8n's REST API and answers how to stop running executions at once, as the executions list's Stop does (what n8n said to each stop it refused, by id). */
 	executionStopper(): Promise<(ids: readonly string[]) => Promise<Map<string, string>>>;
-	executionSpans(workflowId: string): Promise<Map<string, ExecutionSpan>>;
 }
 
 export interface TimeoutFigures {
@@ -43,17 +44,12 @@ export interface TimeoutFigures {
 	 * executions ended), executions that had ended before the stop reached them, and other refusals.
 	 */
 	stopped: { asked: number; took: number; endedAs: Record<string, number>; endedFirst: number; refused: string[] };
+	/** The orders of the rush but those of executions a stop took, queued once, twice and never at the end; and the orders a stop withheld that were never queued. */
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
-	redelivery: {
-		executions: number;
-		failed: number;
-		endedAs: Record<string, number>;
-		/** n8n's own lag from a webhook call to its execution's start (the timeout counts from the call), p50 and p95, and failed executions that started after their timeout had run out. */
-		startLagMs: { p50: number; p95: number };
-		startedTimedOut: number;
-		reasons: string[];
-	};
-	/** Once the redelivery's executions ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
+	withheldByStops: number;
+	/** n8n's Retry of what failed, crashed or timed out: executions retried, refused by n8n (with why), how the retries ended, those failed after the last round. */
+	retries: { retried: number; refused: string[]; endedAs: Record<string, number>; failedAtEnd: number; reasons: string[] };
+	/** Once the retries ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
 	alone: { status: string; seconds: number; queued: boolean };
 }
 
@@ -111,29 +107,35 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const queuedInRush = queuedTimes(double, orders);
 	const lastOfRush = Math.max(...rushRows.map((row) => Number(row.id)));
 
-	await sleep(QUIET_BEFORE_REDELIVERY_MS);
-	await deliverPlan(url, plan(orders, settings.redeliveryPerSecond));
-	const redelivery = (execution: { id: string }) => Number(execution.id) > lastOfRush;
-	await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, redelivery);
+	await sleep(QUIET_BEFORE_RETRIES_MS);
+	// The shop delivers nothing again: what failed, crashed or timed out is retried as n8n's Retry does; what a person stopped, not.
+	const stoppedIds = new Set(stops.ids);
+	const rushIds = new Set(rushRows.filter((row) => Number(row.id) > lastWarmUp).map((row) => row.id));
+	const retried = new Set<string>();
+	const refused: string[] = [];
+	for (let round = 0; round < RETRY_ROUNDS; round++) {
+		const rows = await waitUntilEnded(environment.store(), workflowId, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp);
+		const due = rows.filter((row) => ['error', 'crashed', 'canceled'].includes(row.status) && !stoppedIds.has(row.id) && !retried.has(row.id)).map((row) => row.id);
+		if (due.length === 0) break;
+		for (const id of due) retried.add(id);
+		for (const [id, why] of await environment.retry(due)) refused.push(`retry of execution ${id}: ${why}`);
+	}
 
-	const lastOfRedelivery = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
-	await sleep(QUIET_BEFORE_REDELIVERY_MS);
+	const lastOfRetries = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
+	await sleep(QUIET_BEFORE_RETRIES_MS);
 	const [lone] = shopOrders('TIMEOUT-ALONE', 1);
 	await deliverPlan(url, atOnce([lone]));
-	const [aloneRow] = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastOfRedelivery);
+	const [aloneRow] = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastOfRetries);
 	const aloneMs = (await environment.store().durationsMs(workflowId)).get(aloneRow.id) ?? Number.NaN;
 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
-	const rush = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !redelivery(outcome));
-	const redelivered = outcomes.filter((outcome) => redelivery(outcome) && Number(outcome.id) <= lastOfRedelivery);
-	const failed = redelivered.filter((outcome) => outcome.status !== 'success' || outcome.nodeErrors.length > 0);
-	const stoppedIds = new Set(stops.ids);
-	const spans = await environment.executionSpans(workflowId);
-	const lagMs = (id: string) => {
-		const span = spans.get(id);
-		return span === undefined ? Number.NaN : span.startedMs - span.createdMs;
-	};
-	const lags = redelivered.map((outcome) => lagMs(outcome.id)).filter((ms) => !Number.isNaN(ms));
+	const rush = outcomes.filter((outcome) => rushIds.has(outcome.id));
+	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastOfRush && Number(outcome.id) <= lastOfRetries);
+	const failedAtEnd = retries.filter((outcome) => ['error', 'crashed', 'canceled'].includes(outcome.status) && !retried.has(outcome.id));
+	// A stop is obeyed: its orders wait for a person, unless another delivery of them went.
+	const withheld = new Set(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.orderId));
+	const owed = orders.filter((order) => !withheld.has(String(order.id)));
+	const withheldOrders = orders.filter((order) => withheld.has(String(order.id)));
 	return {
 		orders: orders.length,
 		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
@@ -145,14 +147,14 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 			refused: stops.refused,
 			endedAs: tally(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.status)),
 		},
-		queued: queuedTimes(double, orders),
-		redelivery: {
-			executions: redelivered.length,
-			failed: failed.length,
-			endedAs: tally(redelivered.map((outcome) => outcome.status)),
-			startLagMs: { p50: percentile(lags, 0.5), p95: percentile(lags, 0.95) },
-			startedTimedOut: failed.filter((outcome) => lagMs(outcome.id) >= settings.executionTimeoutSeconds * 1000).length,
-			reasons: failed.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
+		queued: queuedTimes(double, owed),
+		withheldByStops: queuedTimes(double, withheldOrders).never,
+		retries: {
+			retried: retried.size,
+			refused,
+			endedAs: tally(retries.map((outcome) => outcome.status)),
+			failedAtEnd: failedAtEnd.length,
+			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
 		},
 		alone: { status: aloneRow.status, seconds: aloneMs / 1000, queued: queuedTimes(double, [lone]).once === 1 },
 	};
@@ -160,30 +162,28 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 
 const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
 
-/** The figures as lines, and the verdict: every order queued exactly once after the redelivery, no execution of it failed, n8n took a stop and refused none of a running execution. */
+/** The figures as lines, and the verdict: every order a stop did not withhold queued exactly once, no retry failed after the last round, n8n took a stop and refused none of a running execution. */
 export function describeTimeout(figures: TimeoutFigures, settings: RushSettings['timeout']): { lines: string[]; passed: boolean } {
-	const { queued, redelivery, stopped } = figures;
+	const { queued, retries, stopped } = figures;
 	const failures = [
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
 		queued.never > 0 ? `${queued.never} orders never queued` : '',
-		redelivery.failed > 0 ? `${redelivery.failed} executions of the redelivery failed` : '',
-		redelivery.executions < figures.orders ? `${figures.orders - redelivery.executions} deliveries of the redelivery without an execution` : '',
+		retries.failedAtEnd > 0 ? `${retries.failedAtEnd} retries failed after the last round` : '',
 		stopped.took === 0 ? 'n8n stopped no execution' : '',
 		figures.alone.status !== 'success' || !figures.alone.queued ? `the order alone afterwards ended ${figures.alone.status}, ${figures.alone.queued ? 'queued' : 'not queued'}` : '',
 		stopped.refused.length > 0 ? `n8n refused ${stopped.refused.length} stops` : '',
 	].filter(Boolean);
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
-		`Timeout mid-rush: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
+		`Timeout mid-rush, the shop delivering once: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
 			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in (or once one runs), the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
-			`once every execution ended, the budget lifted, every order delivered again at ${settings.redeliveryPerSecond} per second:`,
+			`once every execution ended, the budget lifted, every execution that failed, crashed or was cancelled but for those stopped retried as n8n's Retry does (up to ${RETRY_ROUNDS} rounds), nothing delivered again:`,
 		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
-			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them`,
-		`  redelivery: executions ${redelivery.executions} (${statuses(redelivery.endedAs)}), failed ${redelivery.failed}, of which ${redelivery.startedTimedOut} started after their timeout ran out ` +
-			`(n8n's lag from webhook call to start p50 ${(redelivery.startLagMs.p50 / 1000).toFixed(1)} s, p95 ${(redelivery.startLagMs.p95 / 1000).toFixed(1)} s); orders queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}` +
-			`${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
+			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them; their orders not sent (left to a person) ${figures.withheldByStops}`,
+		`  retries: ${retries.retried} executions retried (${statuses(retries.endedAs)}), refused by n8n ${retries.refused.length}, failed after the last round ${retries.failedAtEnd}; ` +
+			`orders but those withheld queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
 		`  then one new order alone: its execution ${figures.alone.status} in ${figures.alone.seconds.toFixed(1)} s, ${figures.alone.queued ? 'queued once' : 'NOT queued once'}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
-		...[...redelivery.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
+		...[...retries.refused.slice(0, 3), ...retries.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
 	];
 	return { lines, passed: failures.length === 0 };
 }
