@@ -50,7 +50,7 @@ export interface CrashFigures {
 	/** The most orders one accepted request carried. */
 	largestRequest: number;
 	/** n8n's Retry of what failed or crashed: executions retried, refused by n8n (with why), failed again after the last round. */
-	retries: { retried: number; refused: string[]; failedAtEnd: number; reasons: string[]; leftNew: number };
+	retries: { retried: number; refused: string[]; failedAtEnd: number; reasons: string[]; leftNew: number; leftRunning: number };
 	restartSeconds: number;
 }
 
@@ -91,9 +91,10 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const retried = new Set<string>();
 	const refused: string[] = [];
 	double.budget = new RequestBudget(settings.budget);
+	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its restart stay so for ever.
+	const stuck = new Set(first.filter((row) => row.status === 'new' || row.status === 'running').map((row) => row.id));
 	for (let round = 0; round < RETRY_ROUNDS; round++) {
-		// Executions n8n had created but not started at the kill stay "new" for ever: n8n refuses to retry them.
-		const rows = await waitUntilEnded(store, workflow.file.id, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp && row.status !== 'new');
+		const rows = await waitUntilEnded(store, workflow.file.id, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp && !stuck.has(row.id));
 		const due = rows.filter((row) => (row.status === 'error' || row.status === 'crashed') && !retried.has(row.id)).map((row) => row.id);
 		if (due.length === 0) break;
 		for (const id of due) retried.add(id);
@@ -106,7 +107,9 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	// Every execution of the first deliveries (some without run data), also those n8n recorded only after the restart.
 	const taken = outcomes.filter((outcome) => firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
 	const endedAs = tally(taken.map((outcome) => outcome.status));
-	const leftNew = (await store.list(workflow.file.id)).filter((row) => firstIds.has(row.id) && row.status === 'new').length;
+	const left = (await store.list(workflow.file.id)).filter((row) => stuck.has(row.id));
+	const leftNew = left.filter((row) => row.status === 'new').length;
+	const leftRunning = left.filter((row) => row.status === 'running').length;
 	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
 	const failedAtEnd = retries.filter((outcome) => (outcome.status === 'error' || outcome.status === 'crashed') && !retried.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
@@ -125,6 +128,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 			refused,
 			failedAtEnd: failedAtEnd.length,
 			leftNew,
+			leftRunning,
 			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
 		},
 		restartSeconds,
@@ -144,7 +148,7 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 		`Crash mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
 			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), then every execution that failed or crashed retried as n8n's Retry does (up to ${RETRY_ROUNDS} rounds), nothing delivered again:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
-			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; retried ${retries.retried}, refused by n8n ${retries.refused.length}; left "new" (created, never started, not retryable) ${retries.leftNew}`,
+			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; retried ${retries.retried}, refused by n8n ${retries.refused.length}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's restart ${retries.leftRunning}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
 			`the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...retries.refused.slice(0, 3).map((reason) => `    refused: ${reason}`),
