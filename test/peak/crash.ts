@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, shopOrders, untilWebhookServes } from './delivery';
-import { type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import { type ExecutionRow, type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
@@ -60,6 +60,19 @@ function tally(values: string[]): Record<string, number> {
 	return counts;
 }
 
+/** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
+const RECOVERY_LIMIT_MS = 60_000;
+
+/** The executions of before the kill once n8n's recovery has marked them: none left "running", or the limit passed. */
+async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarmUp: number): Promise<ExecutionRow[]> {
+	const deadline = Date.now() + RECOVERY_LIMIT_MS;
+	for (;;) {
+		const rows = (await store.list(workflowId)).filter((row) => Number(row.id) > lastWarmUp);
+		if (rows.every((row) => row.status !== 'running') || Date.now() > deadline) return rows;
+		await sleep(1_000);
+	}
+}
+
 export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<'crash'>, settings: RushSettings['crash']): Promise<CrashFigures> {
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
@@ -87,11 +100,11 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const restartSeconds = (Date.now() - restartedAt) / 1000;
 	const store = environment.store();
 	// The shop delivers nothing again: what n8n answered and did not send is retried, as n8n's Retry does.
-	const first = (await store.list(workflow.file.id)).filter((row) => Number(row.id) > lastWarmUp);
+	const first = await afterRecovery(store, workflow.file.id, lastWarmUp);
 	const retried = new Set<string>();
 	const refused: string[] = [];
 	double.budget = new RequestBudget(settings.budget);
-	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its restart stay so for ever.
+	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its recovery stay so for ever.
 	const stuck = new Set(first.filter((row) => row.status === 'new' || row.status === 'running').map((row) => row.id));
 	for (let round = 0; round < RETRY_ROUNDS; round++) {
 		const rows = await waitUntilEnded(store, workflow.file.id, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp && !stuck.has(row.id));
@@ -148,7 +161,7 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 		`Crash mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
 			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), then every execution that failed or crashed retried as n8n's Retry does (up to ${RETRY_ROUNDS} rounds), nothing delivered again:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
-			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; retried ${retries.retried}, refused by n8n ${retries.refused.length}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's restart ${retries.leftRunning}`,
+			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; retried ${retries.retried}, refused by n8n ${retries.refused.length}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's recovery ${retries.leftRunning}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
 			`the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...retries.refused.slice(0, 3).map((reason) => `    refused: ${reason}`),
