@@ -23,7 +23,7 @@ export type ItemResult =
 export interface OperationResult {
 	results: ItemResult[];
 	reached?: unknown;
-	/** The execution fails with this, whatever Settings › On Error says: its retry does what the node could not. */
+	/** The execution fails with this, after the output was decided (only where On Error stops the workflow): its retry does what the node could not. */
 	failure?: NodeError;
 }
 

@@ -140,6 +140,6 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 		}
 	}
 	const results = renderOutcomes(this, outcomes, { transactions, contactOf, keys, keyOutcomes, dryRun: settings.dryRun });
-	const failure = deduplication === undefined || settings.dryRun || policy.continueOnFail ? undefined : unsentFailure(this, outcomes, results, undecided(transactions, outcomes));
+	const failure = deduplication === undefined || settings.dryRun || policy.continueOnFail ? undefined : unsentFailure(this, outcomes, results);
 	return { results, reached: outcomes.filter(decidedInTry), failure };
 }
