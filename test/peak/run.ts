@@ -14,9 +14,9 @@
  * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
  * credential; without the key: that HTTP Request node).
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [--n8n=VERSION] [--concurrency=N] [--compare] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [outage] [--n8n=VERSION] [--concurrency=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash`, `timeout` those parts; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `timeout`, `outage` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
  * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
  * HTTP Request node with the header written in it to the steady state's rounds, printed, not
@@ -85,9 +85,10 @@ interface Selection {
 	bulk: boolean;
 	crash: boolean;
 	timeout: boolean;
+	outage: boolean;
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash', 'timeout'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'timeout', 'outage'] as const;
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -99,7 +100,7 @@ function select(args: string[]): Selection {
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
 	const compare = args.includes('--compare');
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true, outage: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
@@ -110,6 +111,7 @@ function select(args: string[]): Selection {
 		bulk: words.includes('bulk'),
 		crash: words.includes('crash'),
 		timeout: words.includes('timeout'),
+		outage: words.includes('outage'),
 	};
 }
 
@@ -128,7 +130,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout, outage: withOutage }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -152,7 +154,7 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
-		const shapes = withBulk || withCrash || withTimeout ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout }) : undefined;
+		const shapes = withBulk || withCrash || withTimeout || withOutage ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout, outage: withOutage }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>

@@ -46,6 +46,8 @@ export interface RushSettings {
 	 * with the budget lifted, what failed or timed out (not what was stopped) retried as n8n's Retry does.
 	 */
 	timeout: { orders: number; ordersPerSecond: number; executionTimeoutSeconds: number; stops: number; stopAfterMs: number; budget: Budget };
+	/** Keyed Create while the service answers 503 for longer than its Max Wait Seconds; then what failed retried as n8n's Retry does. */
+	outage: { orders: number; ordersPerSecond: number; maxWaitSeconds: number; outageMs: number };
 }
 
 const AT_2_8: RushSettings = {
@@ -70,6 +72,7 @@ const AT_2_8: RushSettings = {
 	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
 	// A Retry-After as long as the timeout: most executions are cancelled while their orders wait.
 	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '3' } },
+	outage: { orders: 100, ordersPerSecond: 10, maxWaitSeconds: 5, outageMs: 30_000 },
 };
 
 const BY_RELEASE: Record<string, RushSettings> = {

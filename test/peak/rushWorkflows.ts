@@ -219,3 +219,8 @@ export function timeoutWorkflow(sandbox: Credential, executionTimeoutSeconds: nu
 	workflow.file.settings = { executionOrder: 'v1', executionTimeout: executionTimeoutSeconds };
 	return workflow;
 }
+
+/** Keyed Create with a short Max Wait Seconds, On Error › Stop Workflow (n8n's default): an outage longer than it fails the executions. */
+export function outageWorkflow(sandbox: Credential, maxWaitSeconds: number): RushWorkflow<'outage'> {
+	return webhookTo('outage', 'mpOutage', `keyed Create, Max Wait Seconds ${maxWaitSeconds}, an outage`, createNode(sandbox, { ...KEY, maxWaitSeconds }));
+}

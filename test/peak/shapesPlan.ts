@@ -1,8 +1,9 @@
 /**
  * test:peak's other shapes of work on one account (issue 38), as run.ts needs them: the
  * workflows to import before n8n starts, then the nightly bulk beside the shop's orders, the
- * crash mid-rush (it kills n8n and starts it again) and, on the fresh process, n8n's workflow
- * timeout and stops mid-rush. Settings per n8n release: rushSettings.ts.
+ * crash mid-rush (it kills n8n and starts it again), on the fresh process n8n's workflow
+ * timeout and stops mid-rush, and an outage longer than Max Wait Seconds. Settings per n8n
+ * release: rushSettings.ts.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -10,7 +11,8 @@ import type { CredentialToImport } from '../../scripts/n8n';
 import { type BulkEnvironment, type BulkFigures, describeBulk, measureBulk } from './bulk';
 import { type CrashEnvironment, type CrashFigures, describeCrash, measureCrash } from './crash';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { bulkWorkflows, crashWorkflow, timeoutWorkflow } from './rushWorkflows';
+import { describeOutage, measureOutage, type OutageFigures } from './outage';
+import { bulkWorkflows, crashWorkflow, outageWorkflow, timeoutWorkflow } from './rushWorkflows';
 import { describeTimeout, measureTimeout, type TimeoutEnvironment, type TimeoutFigures } from './timeout';
 
 export interface ShapesOutcome {
@@ -18,23 +20,26 @@ export interface ShapesOutcome {
 	bulk?: BulkFigures;
 	crash?: CrashFigures;
 	timeout?: TimeoutFigures;
+	outage?: OutageFigures;
 	/** Seconds each part took. */
 	bulkSeconds: number;
 	crashSeconds: number;
 	timeoutSeconds: number;
+	outageSeconds: number;
 }
 
-export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; timeout: boolean }) {
+export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; timeout: boolean; outage: boolean }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const { maxRequestBytes, maxWaitSeconds } = settings.bulk;
 	const bulk = parts.bulk ? bulkWorkflows(sandbox, { maxRequestBytes, maxWaitSeconds }) : undefined;
 	const crash = parts.crash ? crashWorkflow(sandbox) : undefined;
 	const timeout = parts.timeout ? timeoutWorkflow(sandbox, settings.timeout.executionTimeoutSeconds) : undefined;
+	const outage = parts.outage ? outageWorkflow(sandbox, settings.outage.maxWaitSeconds) : undefined;
 	return {
-		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(timeout === undefined ? [] : [timeout])].map((workflow) => workflow.file),
+		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage])].map((workflow) => workflow.file),
 
 		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
-			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, timeoutSeconds: 0 };
+			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, timeoutSeconds: 0, outageSeconds: 0 };
 			let started = performance.now();
 			if (bulk !== undefined) {
 				log(`Bulk: ${settings.bulk.orders.toLocaleString('en-US')} orders in one execution beside one-order executions ...`);
@@ -49,9 +54,15 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 			}
 			started = performance.now();
 			if (timeout !== undefined) {
-				log(`Timeout: keyed Create at a rush, n8n's workflow timeout and stops cancelling executions, every order delivered again ...`);
+				log(`Timeout: keyed Create at a rush, n8n's workflow timeout and stops cancelling executions, what failed or timed out retried as n8n's Retry does ...`);
 				outcome.timeout = await measureTimeout(environment, timeout, settings.timeout);
 				outcome.timeoutSeconds = (performance.now() - started) / 1000;
+			}
+			started = performance.now();
+			if (outage !== undefined) {
+				log(`Outage: keyed Create while the service answers 503 past Max Wait Seconds, what failed retried as n8n's Retry does ...`);
+				outcome.outage = await measureOutage(environment, outage, settings.outage);
+				outcome.outageSeconds = (performance.now() - started) / 1000;
 			}
 			return outcome;
 		},
@@ -62,10 +73,15 @@ export function describeShapesOutcome(outcome: ShapesOutcome): { lines: string[]
 	const bulk = outcome.bulk === undefined ? { lines: [], passed: true } : describeBulk(outcome.bulk, outcome.settings.bulk);
 	const crash = outcome.crash === undefined ? { lines: [], passed: true } : describeCrash(outcome.crash, outcome.settings.crash);
 	const timeout = outcome.timeout === undefined ? { lines: [], passed: true } : describeTimeout(outcome.timeout, outcome.settings.timeout);
+	const outage = outcome.outage === undefined ? { lines: [], passed: true } : describeOutage(outcome.outage, outcome.settings.outage);
 	const took = [
 		outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`,
 		outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`,
 		outcome.timeout === undefined ? '' : `the timeout ${outcome.timeoutSeconds.toFixed(0)} s`,
+		outcome.outage === undefined ? '' : `the outage ${outcome.outageSeconds.toFixed(0)} s`,
 	].filter(Boolean);
-	return { lines: [...bulk.lines, ...crash.lines, ...timeout.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])], passed: bulk.passed && crash.passed && timeout.passed };
+	return {
+		lines: [...bulk.lines, ...crash.lines, ...timeout.lines, ...outage.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])],
+		passed: bulk.passed && crash.passed && timeout.passed && outage.passed,
+	};
 }
