@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, shopOrders, untilWebhookServes } from './delivery';
-import { type ExecutionRow, type ExecutionStore, readOutcomes, waitUntilEnded } from './executions';
+import { type ExecutionRow, type ExecutionStore, readOutcomes, RETRY_ROUNDS, retryRounds, tally, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
@@ -35,8 +35,6 @@ export interface CrashEnvironment {
 	retry(ids: readonly string[]): Promise<Map<string, string>>;
 }
 
-/** Rounds of n8n's Retry after the restart: a retry that fails is retried in the next. */
-const RETRY_ROUNDS = 3;
 
 export interface CrashFigures {
 	orders: number;
@@ -52,12 +50,6 @@ export interface CrashFigures {
 	/** n8n's Retry of what failed or crashed: executions retried, refused by n8n (with why), failed again after the last round. */
 	retries: { retried: number; refused: string[]; failedAtEnd: number; reasons: string[]; leftNew: number; leftRunning: number };
 	restartSeconds: number;
-}
-
-function tally(values: string[]): Record<string, number> {
-	const counts: Record<string, number> = {};
-	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-	return counts;
 }
 
 /** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
@@ -101,18 +93,15 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const store = environment.store();
 	// The shop delivers nothing again: what n8n answered and did not send is retried, as n8n's Retry does.
 	const first = await afterRecovery(store, workflow.file.id, lastWarmUp);
-	const retried = new Set<string>();
-	const refused: string[] = [];
 	double.budget = new RequestBudget(settings.budget);
 	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its recovery stay so for ever.
 	const stuck = new Set(first.filter((row) => row.status === 'new' || row.status === 'running').map((row) => row.id));
-	for (let round = 0; round < RETRY_ROUNDS; round++) {
-		const rows = await waitUntilEnded(store, workflow.file.id, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp && !stuck.has(row.id));
-		const due = rows.filter((row) => (row.status === 'error' || row.status === 'crashed') && !retried.has(row.id)).map((row) => row.id);
-		if (due.length === 0) break;
-		for (const id of due) retried.add(id);
-		for (const [id, why] of await environment.retry(due)) refused.push(`execution ${id}: ${why}`);
-	}
+	const { retried, refused } = await retryRounds(store, workflow.file.id, {
+		counted: (row) => Number(row.id) > lastWarmUp && !stuck.has(row.id),
+		due: (row) => row.status === 'error' || row.status === 'crashed',
+		retry: environment.retry,
+		limitMs: SETTLE_LIMIT_MS,
+	});
 	double.budget = undefined;
 
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');

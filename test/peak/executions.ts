@@ -85,3 +85,36 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors, itemNotes };
 	});
 }
+
+/** How the given executions ended, counted by status. */
+export function tally(statuses: string[]): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+	return counts;
+}
+
+/** Rounds of n8n's Retry the scenarios give: a retry that fails again is retried in the next. */
+export const RETRY_ROUNDS = 3;
+
+/**
+ * Retries, as the executions list's Retry does (`retry`), every execution of the workflow that
+ * `counted` takes and `due` says the design retries, once all of them ended; a retry that fails
+ * is retried in the next round, up to `RETRY_ROUNDS`. Returns the executions retried and what n8n
+ * refused, by id.
+ */
+export async function retryRounds(
+	store: ExecutionStore,
+	workflowId: string,
+	{ counted, due, retry, limitMs }: { counted: (row: ExecutionRow) => boolean; due: (row: ExecutionRow) => boolean; retry: (ids: readonly string[]) => Promise<Map<string, string>>; limitMs: number },
+): Promise<{ retried: Set<string>; refused: string[] }> {
+	const retried = new Set<string>();
+	const refused: string[] = [];
+	for (let round = 0; round < RETRY_ROUNDS; round++) {
+		const rows = await waitUntilEnded(store, workflowId, 0, limitMs, counted);
+		const ids = rows.filter((row) => due(row) && !retried.has(row.id)).map((row) => row.id);
+		if (ids.length === 0) break;
+		for (const id of ids) retried.add(id);
+		for (const [id, why] of await retry(ids)) refused.push(`retry of execution ${id}: ${why}`);
+	}
+	return { retried, refused };
+}

@@ -12,14 +12,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { deliverPlan, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
-import { readOutcomes, waitUntilEnded } from './executions';
+import { readOutcomes, RETRY_ROUNDS, retryRounds, tally, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
 
 const SETTLE_LIMIT_MS = 10 * 60_000;
-/** Rounds of n8n's Retry: a retry that fails is retried in the next. */
-const RETRY_ROUNDS = 3;
 /** More refusals than the outage's requests can take: the outage ends when they are reset. */
 const REFUSALS = 1_000_000;
 
@@ -34,12 +32,6 @@ export interface OutageFigures {
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
 	/** Seconds from the outage's end to the last order queued. */
 	secondsToLastQueued: number;
-}
-
-function tally(values: string[]): Record<string, number> {
-	const counts: Record<string, number> = {};
-	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-	return counts;
 }
 
 export async function measureOutage(environment: OutageEnvironment, workflow: RushWorkflow<'outage'>, settings: RushSettings['outage']): Promise<OutageFigures> {
@@ -65,15 +57,12 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	const firstRequest = double.requests.length;
 
 	const outageIds = new Set(outageRows.map((row) => row.id));
-	const retried = new Set<string>();
-	const refused: string[] = [];
-	for (let round = 0; round < RETRY_ROUNDS; round++) {
-		const rows = await waitUntilEnded(environment.store(), workflowId, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastBefore);
-		const due = rows.filter((row) => (row.status === 'error' || row.status === 'crashed') && !retried.has(row.id)).map((row) => row.id);
-		if (due.length === 0) break;
-		for (const id of due) retried.add(id);
-		for (const [id, why] of await environment.retry(due)) refused.push(`retry of execution ${id}: ${why}`);
-	}
+	const { retried, refused } = await retryRounds(environment.store(), workflowId, {
+		counted: (row) => Number(row.id) > lastBefore,
+		due: (row) => row.status === 'error' || row.status === 'crashed',
+		retry: environment.retry,
+		limitMs: SETTLE_LIMIT_MS,
+	});
 	const lastQueuedMs = Math.max(endedMs, ...double.requests.slice(firstRequest).filter((request) => request.status === 200).map((request) => request.receivedAtMs));
 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');

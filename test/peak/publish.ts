@@ -19,6 +19,12 @@ async function signIn(base: string): Promise<string> {
 	return cookie.split(';')[0];
 }
 
+/** The REST API's address and the headers of a signed-in owner. */
+async function signedIn(port: number): Promise<{ base: string; headers: Record<string, string> }> {
+	const base = `http://127.0.0.1:${port}`;
+	return { base, headers: { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) } };
+}
+
 /** Sets up n8n's owner on first use, signs in and publishes each workflow's current version. */
 export async function publishWorkflows(port: number, workflowIds: string[]): Promise<void> {
 	const base = `http://127.0.0.1:${port}`;
@@ -57,8 +63,7 @@ export async function credentialData(port: number, id: string): Promise<Record<s
  * keeps its time (a password hash, slow on a busy machine) out of the moment of the stop.
  */
 export async function executionStopper(port: number): Promise<(ids: readonly string[]) => Promise<Map<string, string>>> {
-	const base = `http://127.0.0.1:${port}`;
-	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	const { base, headers } = await signedIn(port);
 	return async (ids) => {
 		const refused = new Map<string, string>();
 		await Promise.all(
@@ -77,8 +82,7 @@ export async function executionStopper(port: number): Promise<(ids: readonly str
  * refused to retry.
  */
 export async function executionRetrier(port: number): Promise<(ids: readonly string[]) => Promise<Map<string, string>>> {
-	const base = `http://127.0.0.1:${port}`;
-	const headers = { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) };
+	const { base, headers } = await signedIn(port);
 	return async (ids) => {
 		const refused = new Map<string, string>();
 		for (const id of ids) {

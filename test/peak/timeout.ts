@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
-import { readOutcomes, waitUntilEnded } from './executions';
+import { readOutcomes, RETRY_ROUNDS, retryRounds, tally, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
@@ -24,8 +24,6 @@ const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
 /** Between the rush's last execution ending and the retries, with the budget lifted. */
 const QUIET_BEFORE_RETRIES_MS = 2_000;
-/** Rounds of n8n's Retry: a retry that fails is retried in the next. */
-const RETRY_ROUNDS = 3;
 
 /** The n8n the crash left (or the first, run alone), as the crash sees it, and its REST API. */
 export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'retry'> {
@@ -51,12 +49,6 @@ export interface TimeoutFigures {
 	retries: { retried: number; refused: string[]; endedAs: Record<string, number>; failedAtEnd: number; reasons: string[] };
 	/** Once the retries ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
 	alone: { status: string; seconds: number; queued: boolean };
-}
-
-function tally(values: string[]): Record<string, number> {
-	const counts: Record<string, number> = {};
-	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
-	return counts;
 }
 
 const plan = (orders: ShopOrder[], perSecond: number) => orders.map((order, index) => ({ atMs: (index * 1000) / perSecond, order }));
@@ -111,15 +103,12 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	// The shop delivers nothing again: what failed, crashed or timed out is retried as n8n's Retry does; what a person stopped, not.
 	const stoppedIds = new Set(stops.ids);
 	const rushIds = new Set(rushRows.filter((row) => Number(row.id) > lastWarmUp).map((row) => row.id));
-	const retried = new Set<string>();
-	const refused: string[] = [];
-	for (let round = 0; round < RETRY_ROUNDS; round++) {
-		const rows = await waitUntilEnded(environment.store(), workflowId, 0, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastWarmUp);
-		const due = rows.filter((row) => ['error', 'crashed', 'canceled'].includes(row.status) && !stoppedIds.has(row.id) && !retried.has(row.id)).map((row) => row.id);
-		if (due.length === 0) break;
-		for (const id of due) retried.add(id);
-		for (const [id, why] of await environment.retry(due)) refused.push(`retry of execution ${id}: ${why}`);
-	}
+	const { retried, refused } = await retryRounds(environment.store(), workflowId, {
+		counted: (row) => Number(row.id) > lastWarmUp,
+		due: (row) => ['error', 'crashed', 'canceled'].includes(row.status) && !stoppedIds.has(row.id),
+		retry: environment.retry,
+		limitMs: SETTLE_LIMIT_MS,
+	});
 
 	const lastOfRetries = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
 	await sleep(QUIET_BEFORE_RETRIES_MS);
