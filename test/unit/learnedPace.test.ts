@@ -112,8 +112,21 @@ describe('the account’s gate learning the account’s pace', () => {
 		nowMs += 500;
 		request(gate);
 
-		// One request taken in the 1.51 s from the refused request's start to the probe's.
-		expect(paceOf(gate)).toBeCloseTo(0.7 / 1.51, 4);
+		// One request taken in the 1.01 s from the refused request's start to the pause's end; the probe came 0.5 s later.
+		expect(paceOf(gate)).toBeCloseTo(0.7 / 1.01, 4);
+	});
+
+	it('learns nothing from the time no request waited: a probe a minute after its pause learns what one at the pause’s end would', () => {
+		const gate = new AccountGate();
+		request(gate);
+		nowMs += 5_000;
+		request(gate, 429);
+		waitForTurn(gate);
+		// The executions that waited were cancelled (n8n's timeout); a retry sends the next request a minute later.
+		nowMs += 60_000;
+		request(gate);
+
+		expect(paceOf(gate)).toBeCloseTo(0.7 / 1.01, 4);
 	});
 
 	it('learns from a 503 that says when to come back, not from one that does not: that is an outage', () => {

@@ -51,6 +51,9 @@ export class AccountGate {
 	/** Whether the pace delayed the latest start: only then does an accepted request raise the learned pace. */
 	private startHeldBack = false;
 
+	/** When the gate would first have let the latest start go (the end of its pause or pacing interval): any later, it had nothing to send. */
+	private startAllowedAtMs = 0;
+
 	private pausedUntilMs = 0;
 
 	/** When the latest pause began. */
@@ -90,6 +93,7 @@ export class AccountGate {
 		this.takePace();
 		const intervalMs = Number.isFinite(this.startPace) ? 1000 / this.startPace : 0;
 		this.startHeldBack = intervalMs > 0 && now - this.nextStartMs < intervalMs * HELD_BACK_SLACK;
+		this.startAllowedAtMs = Math.max(this.pausedUntilMs, this.nextStartMs);
 		this.nextStartBeforeMs = this.nextStartMs;
 		this.nextStartMs = intervalMs > 0 ? now + intervalMs : 0;
 		this.lastStartMs = now;
@@ -140,7 +144,7 @@ export class AccountGate {
 		const limits = readRateLimits(headers);
 		if (limits.perSecond !== undefined) this.learned.declare(limits.perSecond);
 		if (asksToSlowDown(status)) this.learned.refused(sentAtMs, monotonicMs(), refusesForRate(status, headers?.['retry-after']));
-		else this.learned.accepted(sentAtMs, this.startHeldBack);
+		else this.learned.accepted(sentAtMs, this.startHeldBack, this.startAllowedAtMs);
 		this.slowDownFromLastStart();
 		if (limits.spentForMs !== undefined) {
 			this.pause(Math.min(limits.spentForMs, RETRY.maxDelayMs), 'the service said the account had no requests left (rate limit headers)');

@@ -101,12 +101,15 @@ export class LearnedPace {
 		if (this.pace !== undefined) this.pace = this.bounded(this.pace);
 	}
 
-	/** The account took a request that started at `sentAtMs`; `heldBack` says whether the pace delayed its start. */
-	accepted(sentAtMs: number, heldBack: boolean): void {
+	/**
+	 * The account took a request that started at `sentAtMs`; `heldBack` says whether the pace
+	 * delayed its start, `allowedAtMs` when the gate would first have let it start.
+	 */
+	accepted(sentAtMs: number, heldBack: boolean, allowedAtMs: number): void {
 		const current = sentAtMs >= this.lastRefusalMs;
 		if (current) this.acceptedSinceRefusal = true;
 		if (this.pace === undefined) {
-			if (current && this.lessonPendingAtMs !== undefined) return this.learnFirstLesson(this.lessonPendingAtMs, sentAtMs);
+			if (current && this.lessonPendingAtMs !== undefined) return this.learnFirstLesson(this.lessonPendingAtMs, Math.min(sentAtMs, allowedAtMs), sentAtMs);
 			this.recentAccepted.push(sentAtMs);
 			while (this.recentAccepted[0] < sentAtMs - FIRST_LESSON_WINDOW_MS) this.recentAccepted.shift();
 		} else if (current && heldBack) {
@@ -143,12 +146,14 @@ export class LearnedPace {
 	/**
 	 * 0.7 of the rate the account showed it keeps before the refused request. Where it took nothing
 	 * of this process in the second before, others keep it busy: it then showed only that it took
-	 * the probe that started at `probeSentAtMs`, one request in the time since the refusal (at
-	 * least a second, the shortest pause).
+	 * the probe, one request in the time from the refusal to the moment the probe could start (at
+	 * least a second, the shortest pause). A probe that started later had nothing to send before:
+	 * that idle time says nothing of the account (a timeout that cancelled the waiting
+	 * executions, a retry a minute later, taught a tenth of the budget).
 	 */
-	private learnFirstLesson(refusedAtMs: number, probeSentAtMs: number): void {
+	private learnFirstLesson(refusedAtMs: number, probeAllowedAtMs: number, probeSentAtMs: number): void {
 		this.lessonPendingAtMs = undefined;
-		const shown = rateShown(this.recentAccepted, refusedAtMs) || 1000 / Math.max(1000, probeSentAtMs - refusedAtMs);
+		const shown = rateShown(this.recentAccepted, refusedAtMs) || 1000 / Math.max(1000, probeAllowedAtMs - refusedAtMs);
 		this.recentAccepted.length = 0;
 		if (probeSentAtMs - refusedAtMs > FORGET_AFTER_MS) return;
 		this.pace = this.bounded(DECREASE * shown);
