@@ -65,6 +65,26 @@ const KILLED_READ_MARK = 'a mark read by a killed process';
 /** The documented limit of n8n's store that answers a recording call with an error after writing it (docs/behaviour.md, Deduplication Key). */
 const LOST_STORE_ANSWER = "a store call's answer lost after its write";
 
+/**
+ * The documented limit of n8n's store across processes (docs/behaviour.md, Orders That Arrive
+ * Together): a key another process's execution still held, its node running, when this one found
+ * it, is one it cannot tell from a key whose sender died.
+ */
+const HELD_ELSEWHERE = "a key another process's execution held while it looked";
+
+/** Whether an execution of another process, its node still running when `skipper` started, had `order` with a key before. */
+function heldElsewhere(world: World, order: string, skipper: Execution): boolean {
+	const startedMs = skipper.startedAtMs ?? Number.POSITIVE_INFINITY;
+	return world.executions.some((other) =>
+		other !== skipper &&
+		other.delivery.keyed &&
+		other.delivery.process !== skipper.delivery.process &&
+		ordersOf(other).includes(order) &&
+		(other.startedAtMs ?? Number.POSITIVE_INFINITY) <= startedMs &&
+		(other.returnedAtMs ?? Number.POSITIVE_INFINITY) >= startedMs,
+	);
+}
+
 /** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */
 const SAME_CONTACT_REORDERED = 'a report in another order naming the same contact';
 
@@ -135,7 +155,7 @@ export function findingsOf(world: World): Findings {
 	/** Orders an item of the case (not a redelivery) told to check in the platform and send with another key, and those it said may be reported sent. */
 	const toldAnotherKey = new Set<string>();
 	/** Orders an item skipped because an earlier execution took the key and does not know the outcome. */
-	const skippedAsUnknown = new Set<string>();
+	const skippedAsUnknown = new Map<string, Execution[]>();
 	/** Orders an item told that its key may stay (it could not be released, or the store not asked): a later skip is what it said. */
 	const toldKeyStays = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
@@ -162,7 +182,7 @@ export function findingsOf(world: World): Findings {
 			const { said, text } = saidBy(result);
 			const order = ordersOf(execution)[item];
 			if (!execution.again && /another key/.test(text)) toldAnotherKey.add(order);
-			if (said === 'skipped' && /another key/.test(text)) skippedAsUnknown.add(order);
+			if (said === 'skipped' && /another key/.test(text)) skippedAsUnknown.set(order, [...(skippedAsUnknown.get(order) ?? []), execution]);
 			if (/could not be released|could not check the Deduplication Key/.test(text)) toldKeyStays.add(order);
 			if (!execution.again && /"sent" mark/.test(text)) toldMarkMayStay.add(order);
 			const where = `${name}, item ${item} (${order})`;
@@ -205,10 +225,10 @@ export function findingsOf(world: World): Findings {
 		}
 	}
 	// An item skipped as taken by an execution that does not know the outcome is so only where a request carrying it may have reached the service.
-	for (const order of skippedAsUnknown) {
+	for (const [order, skippers] of skippedAsUnknown) {
 		if ((keyedQueued.get(order) ?? 0) > 0 || stoppedOrders.has(order) || toldKeyStays.has(order) || record.requests.some((request) => (leftOpen(request.answer) || request.lostAtKill === true) && request.carried.some((carried) => carried.order === order))) continue;
 		const problem = `unknown: keyed order ${order} was left to a person (check the platform, send it with another key), though no request that carried it may have reached the service`;
-		const limit = killLimitOf(world, order) ?? (record.lostAnswerOrders.has(order) ? LOST_STORE_ANSWER : undefined);
+		const limit = killLimitOf(world, order) ?? (record.lostAnswerOrders.has(order) ? LOST_STORE_ANSWER : skippers.every((skipper) => heldElsewhere(world, order, skipper)) ? HELD_ELSEWHERE : undefined);
 		if (limit === undefined) unlessStoreLimit(order, problem, true);
 		else excused.set(`unknown (${limit})`, (excused.get(`unknown (${limit})`) ?? 0) + 1);
 	}
