@@ -20,7 +20,7 @@ async function signIn(base: string): Promise<string> {
 }
 
 /** The REST API's address and the headers of a signed-in owner. */
-async function signedIn(port: number): Promise<{ base: string; headers: Record<string, string> }> {
+export async function signedIn(port: number): Promise<{ base: string; headers: Record<string, string> }> {
 	const base = `http://127.0.0.1:${port}`;
 	return { base, headers: { 'Content-Type': 'application/json', 'browser-id': BROWSER_ID, cookie: await signIn(base) } };
 }

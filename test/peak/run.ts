@@ -49,6 +49,7 @@ import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
 import { credentialData, executionRetrier, executionStopper, publishWorkflows } from './publish';
+import { installRetryExample } from './retryExample';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
@@ -215,6 +216,7 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 				store: () => store,
 				executionStopper: async () => await executionStopper(port),
 				retry: async (ids) => await (await executionRetrier(port))(ids),
+				installRetry: async (shopWorkflowId) => void (await installRetryExample(port, shopWorkflowId)),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');
 					await server.exited;

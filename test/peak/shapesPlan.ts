@@ -11,7 +11,7 @@ import type { CredentialToImport } from '../../scripts/n8n';
 import { type BulkEnvironment, type BulkFigures, describeBulk, measureBulk } from './bulk';
 import { type CrashEnvironment, type CrashFigures, describeCrash, measureCrash } from './crash';
 import { type RushSettings, rushSettingsFor } from './rushSettings';
-import { describeOutage, measureOutage, type OutageFigures } from './outage';
+import { describeOutage, measureOutage, type OutageEnvironment, type OutageFigures } from './outage';
 import { bulkWorkflows, crashWorkflow, outageWorkflow, timeoutWorkflow } from './rushWorkflows';
 import { describeTimeout, measureTimeout, type TimeoutEnvironment, type TimeoutFigures } from './timeout';
 
@@ -38,7 +38,7 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 	return {
 		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage])].map((workflow) => workflow.file),
 
-		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
+		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment & OutageEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
 			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, timeoutSeconds: 0, outageSeconds: 0 };
 			let started = performance.now();
 			if (bulk !== undefined) {
@@ -60,7 +60,7 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 			}
 			started = performance.now();
 			if (outage !== undefined) {
-				log(`Outage: keyed Create while the service answers 503 past Max Wait Seconds, what failed retried as n8n's Retry does ...`);
+				log(`Outage: keyed Create while the service answers 503 past Max Wait Seconds, the README's retry workflow published ...`);
 				outcome.outage = await measureOutage(environment, outage, settings.outage);
 				outcome.outageSeconds = (performance.now() - started) / 1000;
 			}

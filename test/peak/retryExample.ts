@@ -1,0 +1,45 @@
+/**
+ * The README's retry for a shop that delivers once, set up as a user does it (issue 57): an n8n
+ * API key with the execution scopes (Settings › n8n API), an n8n API credential holding it, and
+ * examples/retry-orders-not-sent.json imported with only that credential and the shop workflow
+ * filled in, then published. From then on n8n itself retries, every minute, what the shop
+ * workflow did not send; the scenarios only watch.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { projectRoot } from '../../scripts/n8n';
+import type { WorkflowFile } from '../e2e/workflowFile';
+import { publishWorkflows, signedIn } from './publish';
+
+export const RETRY_EXAMPLE = 'examples/retry-orders-not-sent.json';
+
+/** The example's nodes that call n8n's API, and the one that names the shop workflow. */
+const API_NODES = ['Executions of the Shop Workflow', 'Retry'];
+const WATCHING_NODE = 'Executions of the Shop Workflow';
+
+async function call<T>(port: number, path: string, body?: unknown): Promise<T> {
+	const { base, headers } = await signedIn(port);
+	const response = await fetch(`${base}/rest${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	if (!response.ok) throw new Error(`n8n's ${path} failed: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
+	return ((await response.json()) as { data: T }).data;
+}
+
+/** Sets up the example to retry the executions of `shopWorkflowId` on the n8n at `port`, and publishes it; answers its workflow's id. */
+export async function installRetryExample(port: number, shopWorkflowId: string): Promise<string> {
+	const scopes = (await call<string[]>(port, '/api-keys/scopes')).filter((scope) => scope.startsWith('execution:'));
+	const { rawApiKey } = await call<{ rawApiKey: string }>(port, '/api-keys', { label: 'Retry orders not sent', expiresAt: null, scopes });
+	const credential = await call<{ id: string; name: string }>(port, '/credentials', {
+		name: 'n8n API',
+		type: 'n8nApi',
+		data: { apiKey: rawApiKey, baseUrl: `http://localhost:${port}/api/v1` },
+	});
+	const example = JSON.parse(await readFile(join(projectRoot, RETRY_EXAMPLE), 'utf8')) as WorkflowFile;
+	for (const node of example.nodes) {
+		if (API_NODES.includes(node.name)) node.credentials = { n8nApi: { id: credential.id, name: credential.name } };
+		if (node.name === WATCHING_NODE) (node.parameters.filters as Record<string, unknown>).workflowId = { __rl: true, mode: 'id', value: shopWorkflowId };
+	}
+	const { id } = await call<{ id: string }>(port, '/workflows', { name: example.name, nodes: example.nodes, connections: example.connections, settings: example.settings, active: false });
+	await publishWorkflows(port, [id]);
+	return id;
+}
