@@ -197,7 +197,10 @@ export class AccountSender {
 	}
 
 	private expire(job: SendJob): void {
-		const message = `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.waits.whyUnserved()}`;
+		const message =
+			monotonicMs() >= job.waits.latestMs
+				? `Not sent: it stopped waiting before the workflow's Timeout Workflow, which would cancel the execution (n8n's retry of a cancelled execution sends nothing)${job.waits.whyUnserved()}`
+				: `Not sent: it waited ${seconds(job.settings.maxWaitSeconds * 1000)} for the account's requests (Max Wait Seconds)${job.waits.whyUnserved()}`;
 		job.giveUp(message, `The service did not get it, so running it again sends it once. Requests that carried it and were refused: ${job.refusedRequests}.`);
 	}
 

@@ -30,6 +30,7 @@ import { decidedInTry } from './results';
 import { packForDryRun, sendTransactions } from './sending';
 import { buildTransactions, contactOf } from './transaction';
 import { unsentFailure } from './unsent';
+import { beforeTimeoutMs } from './waits';
 import { monotonicMs } from '../../transport/accountGate';
 
 export { description } from './create.description';
@@ -119,7 +120,8 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 
 	let keyOutcomes: KeyOutcome[] = [];
 	const keys = deduplication?.keys;
-	const sending = { ...limits, ignoreInvalid: settings.ignoreInvalid, maxWaitSeconds: settings.maxWaitSeconds };
+	const latestMs = beforeTimeoutMs(this, startedMs);
+	const sending = { ...limits, ignoreInvalid: settings.ignoreInvalid, maxWaitSeconds: settings.maxWaitSeconds, latestMs };
 	const tooMany = deduplication === undefined ? undefined : beyondHistory(deduplication, order);
 	if (settings.dryRun) {
 		decide(packForDryRun(transactions, order, limits));
@@ -128,7 +130,7 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 	} else if (deduplication === undefined) {
 		decide(await sendTransactions(this, transactions, order, sending));
 	} else {
-		const { claims, busy } = await KeyClaims.hold(this, deduplication, order, startedMs + settings.maxWaitSeconds * 1000);
+		const { claims, busy } = await KeyClaims.hold(this, deduplication, order, Math.min(latestMs, startedMs + settings.maxWaitSeconds * 1000));
 		decide(busy);
 		// Without continue-on-fail the node stops at those items' failure: nothing is sent.
 		const free = busy.length > 0 && limits.stopAtFailure ? [] : order.filter((itemIndex) => !busy.some((outcome) => outcome.itemIndexes.includes(itemIndex)));

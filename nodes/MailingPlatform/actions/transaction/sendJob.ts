@@ -27,6 +27,8 @@ export interface JobSettings {
 	ignoreInvalid: boolean;
 	/** Max Wait Seconds: how long the job may wait for the account while the service takes none of its transactions. */
 	maxWaitSeconds: number;
+	/** When waiting ends at the latest, before the workflow's timeout (waits.ts, `beforeTimeoutMs`). */
+	latestMs?: number;
 	/** With a Deduplication Key: claims each transaction's key as it leaves, and settles it by its outcome. */
 	keys?: KeyClaims;
 }
@@ -122,7 +124,7 @@ export class SendJob {
 		private readonly done: (job: SendJob) => void,
 	) {
 		this.packing = new PackingCursor(transactions, order, settings.maxRequestBytes);
-		this.waits = new WaitClock(settings.maxWaitSeconds * 1000);
+		this.waits = new WaitClock(settings.maxWaitSeconds * 1000, settings.latestMs);
 		if (settings.keys !== undefined) this.waits.waited(settings.keys.waitedMs, SAME_KEY_ELSEWHERE);
 		this.note = { waits: this.waits.total, requests: 0, companions: 0 };
 		this.waitingSinceMs = monotonicMs();

@@ -4,8 +4,24 @@
  * them; the time their own requests are under way does not count, refused or not, so an execution
  * whose requests go out one after the other is never cut off, however long they take.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
 import { seconds } from '../../helpers/numbers';
 import { monotonicMs } from '../../transport/accountGate';
+
+/** How long before the workflow's timeout waiting ends at most: time for the last answers and for n8n to save the execution. */
+const BEFORE_TIMEOUT_MS = 1000;
+
+/**
+ * When waiting must end for the workflow's Timeout Workflow (its own setting, in seconds):
+ * n8n's retry of an execution its timeout cancelled mid-node runs nothing again (n8n saves it
+ * with no node left to run), so orders still waiting then fail as not sent first, which a retry
+ * sends. Infinity without a timeout; from the node's start, `startedMs`, of `monotonicMs`.
+ */
+export function beforeTimeoutMs(context: IExecuteFunctions, startedMs: number): number {
+	const timeoutMs = Number(context.getWorkflowSettings?.()?.executionTimeout ?? -1) * 1000;
+	return timeoutMs > 0 ? startedMs + timeoutMs - Math.min(BEFORE_TIMEOUT_MS, timeoutMs / 3) : Number.POSITIVE_INFINITY;
+}
 
 /** Milliseconds waited, per reason ("the service answered 429 (too many requests)"). */
 export type Waits = Map<string, number>;
@@ -32,11 +48,15 @@ export class WaitClock {
 
 	private countedUntilMs = monotonicMs();
 
-	constructor(private readonly maxWaitMs: number) {}
+	constructor(
+		private readonly maxWaitMs: number,
+		/** When waiting ends whatever Max Wait Seconds says (`beforeTimeoutMs`). */
+		readonly latestMs = Number.POSITIVE_INFINITY,
+	) {}
 
-	/** When Max Wait Seconds runs out if they wait from the last count on, unless the service takes some of the transactions first. */
+	/** When Max Wait Seconds runs out if they wait from the last count on, unless the service takes some of the transactions first; at `latestMs` at the latest. */
 	get deadlineMs(): number {
-		return this.countedUntilMs + this.maxWaitMs - this.unservedMs;
+		return Math.min(this.latestMs, this.countedUntilMs + this.maxWaitMs - this.unservedMs);
 	}
 
 	/** Counts the time since the last count as waited because of `reason`, if the transactions were `waiting`. */

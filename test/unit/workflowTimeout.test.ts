@@ -1,0 +1,29 @@
+/**
+ * Create stops waiting before the workflow's own Timeout Workflow: n8n's retry of an execution
+ * its timeout cancelled mid-node runs nothing again, so orders still waiting must fail as not
+ * sent first (a failed execution's retry sends them).
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { beforeTimeoutMs, WaitClock } from '../../nodes/MailingPlatform/actions/transaction/waits';
+
+const withTimeout = (executionTimeout?: number) => ({ getWorkflowSettings: () => (executionTimeout === undefined ? {} : { executionTimeout }) }) as unknown as IExecuteFunctions;
+
+describe('waiting ends before the workflow’s Timeout Workflow', () => {
+	it('a second before a timeout of 3 s or more, a third of a shorter one before it, never without one', () => {
+		expect(beforeTimeoutMs(withTimeout(3), 10_000)).toBe(12_000);
+		expect(beforeTimeoutMs(withTimeout(120), 10_000)).toBe(129_000);
+		expect(beforeTimeoutMs(withTimeout(1), 10_000)).toBeCloseTo(10_667, 0);
+		expect(beforeTimeoutMs(withTimeout(), 10_000)).toBe(Number.POSITIVE_INFINITY);
+		// n8n stores "no timeout" as -1.
+		expect(beforeTimeoutMs(withTimeout(-1), 10_000)).toBe(Number.POSITIVE_INFINITY);
+	});
+
+	it('cuts Max Wait Seconds short at that moment, and only then', () => {
+		jest.spyOn(performance, 'now').mockReturnValue(5_000);
+		expect(new WaitClock(120_000, 7_000).deadlineMs).toBe(7_000);
+		expect(new WaitClock(1_000, 7_000).deadlineMs).toBe(6_000);
+		expect(new WaitClock(1_000).deadlineMs).toBe(6_000);
+		jest.restoreAllMocks();
+	});
+});
