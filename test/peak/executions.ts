@@ -13,6 +13,8 @@ import { n8nBin } from '../../scripts/n8n';
 export interface ExecutionRow {
 	id: string;
 	status: string;
+	/** The execution this one retried, where n8n's Retry made it. */
+	retryOf?: string;
 }
 
 export interface ExecutionStore {
@@ -93,28 +95,19 @@ export function tally(statuses: string[]): Record<string, number> {
 	return counts;
 }
 
-/** Rounds of n8n's Retry the scenarios give: a retry that fails again is retried in the next. */
-export const RETRY_ROUNDS = 3;
-
 /**
- * Retries, as the executions list's Retry does (`retry`), every execution of the workflow that
- * `counted` takes and `due` says the design retries, once all of them ended; a retry that fails
- * is retried in the next round, up to `RETRY_ROUNDS`. Returns the executions retried and what n8n
- * refused, by id.
+ * Waits while the README's retry (examples/retry-orders-not-sent.json, published) works on its
+ * own: until `settled` says the scenario's orders are where they can be, or `limitMs` passed,
+ * then until every execution `counted` takes has ended. Returns those executions.
  */
-export async function retryRounds(
-	store: ExecutionStore,
-	workflowId: string,
-	{ counted, due, retry, limitMs }: { counted: (row: ExecutionRow) => boolean; due: (row: ExecutionRow) => boolean; retry: (ids: readonly string[]) => Promise<Map<string, string>>; limitMs: number },
-): Promise<{ retried: Set<string>; refused: string[] }> {
-	const retried = new Set<string>();
-	const refused: string[] = [];
-	for (let round = 0; round < RETRY_ROUNDS; round++) {
-		const rows = await waitUntilEnded(store, workflowId, 0, limitMs, counted);
-		const ids = rows.filter((row) => due(row) && !retried.has(row.id)).map((row) => row.id);
-		if (ids.length === 0) break;
-		for (const id of ids) retried.add(id);
-		for (const [id, why] of await retry(ids)) refused.push(`retry of execution ${id}: ${why}`);
-	}
-	return { retried, refused };
+export async function whileRetrying(store: ExecutionStore, workflowId: string, { counted, settled, limitMs }: { counted: (row: ExecutionRow) => boolean; settled: () => boolean; limitMs: number }): Promise<ExecutionRow[]> {
+	const deadline = Date.now() + limitMs;
+	while (!settled() && Date.now() < deadline) await sleep(1000);
+	return await waitUntilEnded(store, workflowId, 0, limitMs, counted);
+}
+
+/** Executions that ended failed, crashed or cancelled and that no execution retried: what the retry left. */
+export function leftUnretried(rows: readonly ExecutionRow[], retryable: (row: ExecutionRow) => boolean): ExecutionRow[] {
+	const retried = new Set(rows.map((row) => row.retryOf).filter((id) => id !== undefined));
+	return rows.filter((row) => retryable(row) && !retried.has(row.id));
 }

@@ -25,10 +25,7 @@ const REFUSALS = 1_000_000;
 /** How long after the outage the orders may take to be queued: the example's minute, then the account's pace. */
 const QUEUED_WITHIN_MS = 300_000;
 
-export type OutageEnvironment = Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store'> & {
-	/** Sets up and publishes the README's retry of the executions of the workflow with this id. */
-	installRetry(shopWorkflowId: string): Promise<void>;
-};
+export type OutageEnvironment = Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'installRetry'>;
 
 export interface OutageFigures {
 	orders: number;

@@ -76,19 +76,3 @@ export async function executionStopper(port: number): Promise<(ids: readonly str
 	};
 }
 
-/**
- * Retries executions as the executions list's Retry does (n8n's REST API, `loadWorkflow` off: the
- * workflow as the execution ran it); n8n answers once the retry ended. Returns, per id, what n8n
- * refused to retry.
- */
-export async function executionRetrier(port: number): Promise<(ids: readonly string[]) => Promise<Map<string, string>>> {
-	const { base, headers } = await signedIn(port);
-	return async (ids) => {
-		const refused = new Map<string, string>();
-		for (const id of ids) {
-			const response = await fetch(`${base}/rest/executions/${id}/retry`, { method: 'POST', headers, body: JSON.stringify({ loadWorkflow: false }) });
-			if (!response.ok) refused.set(id, `HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
-		}
-		return refused;
-	};
-}

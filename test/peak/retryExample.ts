@@ -17,6 +17,8 @@ export const RETRY_EXAMPLE = 'examples/retry-orders-not-sent.json';
 /** The example's nodes that call n8n's API, and the one that names the shop workflow. */
 const API_NODES = ['Executions of the Shop Workflow', 'Retry'];
 const WATCHING_NODE = 'Executions of the Shop Workflow';
+/** What the key may do, as a user ticks it: list, read and retry executions. */
+const SCOPES = ['execution:list', 'execution:read', 'execution:retry'];
 
 async function call<T>(port: number, path: string, body?: unknown): Promise<T> {
 	const { base, headers } = await signedIn(port);
@@ -27,8 +29,8 @@ async function call<T>(port: number, path: string, body?: unknown): Promise<T> {
 
 /** Sets up the example to retry the executions of `shopWorkflowId` on the n8n at `port`, and publishes it; answers its workflow's id. */
 export async function installRetryExample(port: number, shopWorkflowId: string): Promise<string> {
-	const scopes = (await call<string[]>(port, '/api-keys/scopes')).filter((scope) => scope.startsWith('execution:'));
-	const { rawApiKey } = await call<{ rawApiKey: string }>(port, '/api-keys', { label: 'Retry orders not sent', expiresAt: null, scopes });
+	const scopes = (await call<string[]>(port, '/api-keys/scopes')).filter((scope) => SCOPES.includes(scope));
+	const { rawApiKey } = await call<{ rawApiKey: string }>(port, '/api-keys', { label: `Retry orders not sent ${shopWorkflowId}`, expiresAt: null, scopes });
 	const credential = await call<{ id: string; name: string }>(port, '/credentials', {
 		name: 'n8n API',
 		type: 'n8nApi',

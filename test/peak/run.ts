@@ -48,7 +48,7 @@ import { type CommonFlowFigures, describeCommonFlow, measureCommonFlow } from '.
 import { commonFlowWorkflows } from './commonFlowWorkflows';
 import { atOnce, shopOrders, untilWebhookServes } from './delivery';
 import type { ScenarioFigures } from './judge';
-import { credentialData, executionRetrier, executionStopper, publishWorkflows } from './publish';
+import { credentialData, executionStopper, publishWorkflows } from './publish';
 import { installRetryExample } from './retryExample';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
@@ -215,7 +215,6 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 				webhookBase: environment.webhookBase(),
 				store: () => store,
 				executionStopper: async () => await executionStopper(port),
-				retry: async (ids) => await (await executionRetrier(port))(ids),
 				installRetry: async (shopWorkflowId) => void (await installRetryExample(port, shopWorkflowId)),
 				kill: async () => {
 					process.kill(-groupOf(server), 'SIGKILL');

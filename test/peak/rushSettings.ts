@@ -70,7 +70,7 @@ const AT_2_8: RushSettings = {
 	},
 	// A long Retry-After keeps orders waiting in the account's pause when n8n dies.
 	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
-	// A Retry-After as long as the timeout: most executions are cancelled while their orders wait.
+	// A Retry-After as long as the timeout: most executions would be cancelled while their orders wait (Create stops waiting a second before, so they fail).
 	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '3' } },
 	outage: { orders: 100, ordersPerSecond: 10, maxWaitSeconds: 5, outageMs: 30_000 },
 };

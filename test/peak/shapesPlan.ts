@@ -48,13 +48,13 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 			}
 			started = performance.now();
 			if (crash !== undefined) {
-				log('Crash: keyed Create at a rush, n8n killed and started again, what failed or crashed retried as n8n\'s Retry does ...');
+				log('Crash: keyed Create at a rush, n8n killed and started again, the README\'s retry workflow published ...');
 				outcome.crash = await measureCrash(environment, crash, settings.crash);
 				outcome.crashSeconds = (performance.now() - started) / 1000;
 			}
 			started = performance.now();
 			if (timeout !== undefined) {
-				log(`Timeout: keyed Create at a rush, n8n's workflow timeout and stops cancelling executions, what failed or timed out retried as n8n's Retry does ...`);
+				log(`Timeout: keyed Create at a rush, n8n's workflow timeout and stops cancelling executions, the README's retry workflow published ...`);
 				outcome.timeout = await measureTimeout(environment, timeout, settings.timeout);
 				outcome.timeoutSeconds = (performance.now() - started) / 1000;
 			}

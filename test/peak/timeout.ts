@@ -4,10 +4,12 @@
  * budget, in a workflow whose Settings › Timeout Workflow is shorter than the account's pause, so
  * that n8n cancels most executions while their orders wait in the account's sender; meanwhile a
  * few running executions are stopped as the executions list's Stop does (n8n's REST API, as the
- * owner). Once every execution has ended and the budget is lifted, nothing is delivered again:
- * every execution that failed, crashed or was cancelled, but for those stopped by hand, is retried
- * as n8n's Retry does (its retries that fail again too, up to `RETRY_ROUNDS` rounds); then one new
- * order alone. A cancellation must leave nothing behind in the process: every order but those a
+ * owner). Create stops waiting a second before the timeout, so that its execution fails rather
+ * than be cancelled (n8n's retry of a cancelled execution runs nothing again). Nothing is
+ * delivered again and no one acts: the README's retry (examples/retry-orders-not-sent.json),
+ * published with the shop workflow, retries every minute what failed or crashed, never what was
+ * cancelled or stopped by hand; once the rush's executions ended the budget is lifted. Then one
+ * new order alone. A cancellation must leave nothing behind in the process: every order but those a
  * stop withheld is then queued exactly once, and the order alone is sent at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,18 +17,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
-import { readOutcomes, RETRY_ROUNDS, retryRounds, tally, waitUntilEnded } from './executions';
+import { leftUnretried, readOutcomes, tally, waitUntilEnded, whileRetrying } from './executions';
+import { RETRY_EXAMPLE } from './retryExample';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
-/** Between the rush's last execution ending and the retries, with the budget lifted. */
-const QUIET_BEFORE_RETRIES_MS = 2_000;
+/** Between the retries' end and the order alone. */
+const QUIET_BEFORE_ALONE_MS = 2_000;
 
 /** The n8n the crash left (or the first, run alone), as the crash sees it, and its REST API. */
-export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'retry'> {
+export interface TimeoutEnvironment extends Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'installRetry'> {
 	/** Signs in to n8n's REST API and answers how to stop running executions at once, as the executions list's Stop does (what n8n said to each stop it refused, by id). */
 	executionStopper(): Promise<(ids: readonly string[]) => Promise<Map<string, string>>>;
 }
@@ -45,8 +48,8 @@ export interface TimeoutFigures {
 	/** The orders of the rush but those of executions a stop took, queued once, twice and never at the end; and the orders a stop withheld that were never queued. */
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
 	withheldByStops: number;
-	/** n8n's Retry of what failed, crashed or timed out: executions retried, refused by n8n (with why), how the retries ended, those failed after the last round. */
-	retries: { retried: number; refused: string[]; endedAs: Record<string, number>; failedAtEnd: number; reasons: string[] };
+	/** The example's retries of what failed, crashed or timed out: executions retried, how the retries ended, those left failed and not retried (with why), and retries of executions stopped by hand. */
+	retries: { retried: number; endedAs: Record<string, number>; failedAtEnd: number; reasons: string[]; ofStopped: number };
 	/** Once the retries ended, one new order alone: how its execution ended, how long it ran, and whether it was queued. */
 	alone: { status: string; seconds: number; queued: boolean };
 }
@@ -87,6 +90,7 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	// After the crash's restart n8n may serve this webhook a moment after its editor.
 	const [first, ...warmUp] = shopOrders('TW', WARM_UP_ORDERS);
 	await untilWebhookServes(url, first);
+	await environment.installRetry(workflowId);
 	await deliverPlan(url, atOnce(warmUp));
 	const warmedUp = await waitUntilEnded(environment.store(), workflowId, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
 	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
@@ -99,19 +103,22 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const queuedInRush = queuedTimes(double, orders);
 	const lastOfRush = Math.max(...rushRows.map((row) => Number(row.id)));
 
-	await sleep(QUIET_BEFORE_RETRIES_MS);
-	// The shop delivers nothing again: what failed, crashed or timed out is retried as n8n's Retry does; what a person stopped, not.
+	// The shop delivers nothing again: the example retries what failed, crashed or timed out; what a person stopped, not.
 	const stoppedIds = new Set(stops.ids);
 	const rushIds = new Set(rushRows.filter((row) => Number(row.id) > lastWarmUp).map((row) => row.id));
-	const { retried, refused } = await retryRounds(environment.store(), workflowId, {
+	// A stop is obeyed: its orders wait for a person, unless another delivery of them went.
+	const rushOutcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
+	const withheld = new Set(rushOutcomes.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.orderId));
+	const owed = orders.filter((order) => !withheld.has(String(order.id)));
+	const withheldOrders = orders.filter((order) => withheld.has(String(order.id)));
+	const rows = await whileRetrying(environment.store(), workflowId, {
 		counted: (row) => Number(row.id) > lastWarmUp,
-		due: (row) => ['error', 'crashed', 'canceled'].includes(row.status) && !stoppedIds.has(row.id),
-		retry: environment.retry,
+		settled: () => queuedTimes(double, owed).never === 0,
 		limitMs: SETTLE_LIMIT_MS,
 	});
 
-	const lastOfRetries = Math.max(...(await environment.store().list(workflowId)).map((row) => Number(row.id)));
-	await sleep(QUIET_BEFORE_RETRIES_MS);
+	const lastOfRetries = Math.max(...rows.map((row) => Number(row.id)));
+	await sleep(QUIET_BEFORE_ALONE_MS);
 	const [lone] = shopOrders('TIMEOUT-ALONE', 1);
 	await deliverPlan(url, atOnce([lone]));
 	const [aloneRow] = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastOfRetries);
@@ -120,11 +127,9 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
 	const rush = outcomes.filter((outcome) => rushIds.has(outcome.id));
 	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastOfRush && Number(outcome.id) <= lastOfRetries);
-	const failedAtEnd = retries.filter((outcome) => ['error', 'crashed', 'canceled'].includes(outcome.status) && !retried.has(outcome.id));
-	// A stop is obeyed: its orders wait for a person, unless another delivery of them went.
-	const withheld = new Set(rush.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.orderId));
-	const owed = orders.filter((order) => !withheld.has(String(order.id)));
-	const withheldOrders = orders.filter((order) => withheld.has(String(order.id)));
+	// A cancelled execution is never retried (n8n's retry of one runs nothing): Create stops waiting before the timeout so that it fails instead.
+	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
+	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	return {
 		orders: orders.length,
 		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
@@ -139,8 +144,8 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 		queued: queuedTimes(double, owed),
 		withheldByStops: queuedTimes(double, withheldOrders).never,
 		retries: {
-			retried: retried.size,
-			refused,
+			retried: retries.length,
+			ofStopped: rows.filter((row) => row.retryOf !== undefined && stoppedIds.has(row.retryOf)).length,
 			endedAs: tally(retries.map((outcome) => outcome.status)),
 			failedAtEnd: failedAtEnd.length,
 			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ') || 'no error recorded'}`.slice(0, 300)),
@@ -151,13 +156,14 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 
 const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
 
-/** The figures as lines, and the verdict: every order a stop did not withhold queued exactly once, no retry failed after the last round, n8n took a stop and refused none of a running execution. */
+/** The figures as lines, and the verdict: every order a stop did not withhold queued exactly once, nothing left failed and not retried, no stopped execution retried, n8n took a stop and refused none of a running execution. */
 export function describeTimeout(figures: TimeoutFigures, settings: RushSettings['timeout']): { lines: string[]; passed: boolean } {
 	const { queued, retries, stopped } = figures;
 	const failures = [
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
 		queued.never > 0 ? `${queued.never} orders never queued` : '',
-		retries.failedAtEnd > 0 ? `${retries.failedAtEnd} retries failed after the last round` : '',
+		retries.failedAtEnd > 0 ? `${retries.failedAtEnd} executions left failed or crashed, not retried` : '',
+		retries.ofStopped > 0 ? `${retries.ofStopped} executions stopped by hand were retried` : '',
 		stopped.took === 0 ? 'n8n stopped no execution' : '',
 		figures.alone.status !== 'success' || !figures.alone.queued ? `the order alone afterwards ended ${figures.alone.status}, ${figures.alone.queued ? 'queued' : 'not queued'}` : '',
 		stopped.refused.length > 0 ? `n8n refused ${stopped.refused.length} stops` : '',
@@ -166,13 +172,13 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 	const lines = [
 		`Timeout mid-rush, the shop delivering once: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
 			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in (or once one runs), the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
-			`once every execution ended, the budget lifted, every execution that failed, crashed or was cancelled but for those stopped retried as n8n's Retry does (up to ${RETRY_ROUNDS} rounds), nothing delivered again:`,
+			`the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, the budget lifted once the rush's executions ended, nothing delivered again, no one acting:`,
 		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
 			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them; their orders not sent (left to a person) ${figures.withheldByStops}`,
-		`  retries: ${retries.retried} executions retried (${statuses(retries.endedAs)}), refused by n8n ${retries.refused.length}, failed after the last round ${retries.failedAtEnd}; ` +
+		`  n8n's retries: ${retries.retried} (${statuses(retries.endedAs)}), of executions stopped by hand ${retries.ofStopped}, left failed and not retried ${retries.failedAtEnd}; ` +
 			`orders but those withheld queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
 		`  then one new order alone: its execution ${figures.alone.status} in ${figures.alone.seconds.toFixed(1)} s, ${figures.alone.queued ? 'queued once' : 'NOT queued once'}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
-		...[...retries.refused.slice(0, 3), ...retries.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
+		...[...retries.reasons, ...stopped.refused.slice(0, 3)].map((reason) => `    ${reason}`),
 	];
 	return { lines, passed: failures.length === 0 };
 }

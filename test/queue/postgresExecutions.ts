@@ -11,8 +11,8 @@ function plain(value: string): string {
 export function postgresExecutions(postgresPort: number): ExecutionStore {
 	return {
 		async list(workflowId: string): Promise<ExecutionRow[]> {
-			const rows = await sql(postgresPort, `SELECT id, status FROM execution_entity WHERE "workflowId" = '${plain(workflowId)}' ORDER BY id`);
-			return rows.map(([id, status]) => ({ id, status }));
+			const rows = await sql(postgresPort, `SELECT id, status, "retryOf" FROM execution_entity WHERE "workflowId" = '${plain(workflowId)}' ORDER BY id`);
+			return rows.map(([id, status, retryOf]) => ({ id, status, retryOf: retryOf || undefined }));
 		},
 		async runData(ids: string[]): Promise<Map<string, string>> {
 			if (ids.length === 0) return new Map();

@@ -177,7 +177,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: '',
 				placeholder: 'e.g. {{ $json.body.order_number }}',
 				description:
-					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true.',
+					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true. With it, orders not sent fail the execution (On Error › Stop Workflow) so that a retry sends them.',
 			},
 			{
 				displayName: 'Dry Run',
@@ -211,7 +211,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, what has not left fails as not sent, so that a later delivery sends it.',
+					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, or a second before the workflow’s Timeout Workflow, what has not left fails as not sent; with a Deduplication Key the execution then fails, so that its retry (the README’s retry workflow, or Executions › Retry) sends exactly those.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',
