@@ -100,7 +100,8 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its recovery stay so for ever.
 	const stuck = new Set(first.filter((row) => row.status === 'new' || row.status === 'running').map((row) => row.id));
 	const planOrders = plan.map(({ order }) => order);
-	const ordersUnderWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions')).reduce((sum, request) => sum + (request.orders?.length ?? 0), 0);
+	const underWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions'));
+	const ordersUnderWay = underWay.reduce((sum, request) => sum + (request.orders?.length ?? 0), 0);
 	const rows = await whileRetrying(store, workflow.file.id, {
 		counted: (row) => Number(row.id) > lastWarmUp && !stuck.has(row.id),
 		settled: () => queuedTimes(double, planOrders).never <= ordersUnderWay + first.filter((row) => row.status === 'new').length,
@@ -120,13 +121,12 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
 	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
-	const underWay = double.requests.slice(firstRequest, atKill).filter((request) => request.answerLost === true && request.rawPath.startsWith('transactions'));
 	return {
 		orders: plan.length,
 		takenBeforeKill: taken.length,
 		endedAs,
 		requestsUnderWay: underWay.length,
-		ordersUnderWay: underWay.reduce((sum, request) => sum + (request.orders?.length ?? 0), 0),
+		ordersUnderWay,
 		// The orders the shop delivered before the kill: those after it it would deliver to the n8n started again.
 		queued: queuedTimes(double, plan.map(({ order }) => order)),
 		largestRequest: Math.max(0, ...posts.filter((request) => request.status === 200).map((request) => request.orders?.length ?? 0)),

@@ -69,14 +69,12 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	const lastQueuedMs = Math.max(endedMs, ...double.requests.slice(firstRequest).filter((request) => request.status === 200).map((request) => request.receivedAtMs));
 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
+	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastBefore && !outageIds.has(outcome.id));
 	return {
 		orders: orders.length,
 		endedAs: tally(outcomes.filter((outcome) => outageIds.has(outcome.id)).map((outcome) => outcome.status)),
 		queuedDuringOutage: queuedDuringOutage.once + queuedDuringOutage.twice,
-		retries: (() => {
-			const retries = outcomes.filter((outcome) => Number(outcome.id) > lastBefore && !outageIds.has(outcome.id));
-			return { retried: retries.length, endedAs: tally(retries.map((outcome) => outcome.status)) };
-		})(),
+		retries: { retried: retries.length, endedAs: tally(retries.map((outcome) => outcome.status)) },
 		queued: queuedTimes(double, orders),
 		secondsToLastQueued: (lastQueuedMs - endedMs) / 1000,
 	};

@@ -20,8 +20,9 @@ const WATCHING_NODE = 'Executions of the Shop Workflow';
 /** What the key may do, as a user ticks it: list, read and retry executions. */
 const SCOPES = ['execution:list', 'execution:read', 'execution:retry'];
 
-async function call<T>(port: number, path: string, body?: unknown): Promise<T> {
-	const { base, headers } = await signedIn(port);
+type Session = Awaited<ReturnType<typeof signedIn>>;
+
+async function call<T>({ base, headers }: Session, path: string, body?: unknown): Promise<T> {
 	const response = await fetch(`${base}/rest${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
 	if (!response.ok) throw new Error(`n8n's ${path} failed: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`);
 	return ((await response.json()) as { data: T }).data;
@@ -29,9 +30,11 @@ async function call<T>(port: number, path: string, body?: unknown): Promise<T> {
 
 /** Sets up the example to retry the executions of `shopWorkflowId` on the n8n at `port`, and publishes it; answers its workflow's id. */
 export async function installRetryExample(port: number, shopWorkflowId: string): Promise<string> {
-	const scopes = (await call<string[]>(port, '/api-keys/scopes')).filter((scope) => SCOPES.includes(scope));
-	const { rawApiKey } = await call<{ rawApiKey: string }>(port, '/api-keys', { label: `Retry orders not sent ${shopWorkflowId}`, expiresAt: null, scopes });
-	const credential = await call<{ id: string; name: string }>(port, '/credentials', {
+	// One sign-in for every call: each costs n8n a password hash.
+	const session = await signedIn(port);
+	const scopes = (await call<string[]>(session, '/api-keys/scopes')).filter((scope) => SCOPES.includes(scope));
+	const { rawApiKey } = await call<{ rawApiKey: string }>(session, '/api-keys', { label: `Retry orders not sent ${shopWorkflowId}`, expiresAt: null, scopes });
+	const credential = await call<{ id: string; name: string }>(session, '/credentials', {
 		name: 'n8n API',
 		type: 'n8nApi',
 		data: { apiKey: rawApiKey, baseUrl: `http://localhost:${port}/api/v1` },
@@ -41,7 +44,7 @@ export async function installRetryExample(port: number, shopWorkflowId: string):
 		if (API_NODES.includes(node.name)) node.credentials = { n8nApi: { id: credential.id, name: credential.name } };
 		if (node.name === WATCHING_NODE) (node.parameters.filters as Record<string, unknown>).workflowId = { __rl: true, mode: 'id', value: shopWorkflowId };
 	}
-	const { id } = await call<{ id: string }>(port, '/workflows', { name: example.name, nodes: example.nodes, connections: example.connections, settings: example.settings, active: false });
+	const { id } = await call<{ id: string }>(session, '/workflows', { name: example.name, nodes: example.nodes, connections: example.connections, settings: example.settings, active: false });
 	await publishWorkflows(port, [id]);
 	return id;
 }
