@@ -5,6 +5,7 @@ import { Container } from '@n8n/di';
 import type { IDataObject } from 'n8n-workflow';
 
 import { keyStoreIdle } from '../../nodes/MailingPlatform/helpers/keyStore';
+import { gateOf } from '../../nodes/MailingPlatform/transport/accountGate';
 
 import { useServiceDouble } from '../harness/double';
 import { range } from '../harness/deliveries';
@@ -89,6 +90,8 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		);
 		expect(processedData.remembers('key A-0')).toBe(false);
 		double().faults.reset();
+		// A user retries after the outage: by then the account's pause after the last 503 is over.
+		await sleep(gateOf({ ...options.credentials }).waitMs());
 
 		const retried = await retryExecution(options, failed.run);
 		expect(retried.error).toBeUndefined();
