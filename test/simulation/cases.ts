@@ -89,7 +89,8 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 			codeFaults: fc.array(fc.record({ method: fc.constantFrom(...FAULT_METHODS), call: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.integer({ min: 3, max: 4 }) }) }), { maxLength: 2 }),
 			paces: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(2, 5, 10) }), { minLength: processes, maxLength: processes }),
 			entityLimitBytes: fc.constantFrom(200_000, 1_000_000, 9_000_000),
-			workflowTimeoutMs: fc.integer({ min: 100, max: 6000 }),
+			// Settings › Timeout Workflow takes whole seconds.
+			workflowTimeoutMs: fc.integer({ min: 1, max: 6 }).map((seconds) => seconds * 1000),
 			// Every minute, as the example sets it, or every 5 s, so that retries meet the case's faults and kills.
 			sweep: fc.constantFrom(5_000, 60_000).chain((everyMs) => fc.record({ firstAtMs: fc.integer({ min: 0, max: everyMs }), everyMs: fc.constant(everyMs) })),
 			randomSeed: fc.integer(),

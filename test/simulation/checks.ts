@@ -11,8 +11,8 @@
  * - a keyed order is queued at most once (across processes only n8n's store's documented limit, an
  *   overlapping write that lost a change of its key, excuses a second time);
  * - end to end, the shop delivering each order once: every keyed order ends queued, refused for
- *   good, or unknown (an item said so), once n8n's sweep retried what failed, crashed or timed out;
- *   only a user's stop leaves it unsent;
+ *   good, or unknown (an item said so), once n8n's sweep retried what failed or crashed;
+ *   only a user's stop leaves it unsent (and the workflow timeout's documented limit);
  * - nothing is left after the case: a fresh order after it ends at once;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case (while its faults strike: heldThread.ts says why not after) held the
@@ -29,9 +29,11 @@
  *
  * An excuse names a documented limit (docs/behaviour.md, Limits), and is as narrow as it: n8n's
  * store across processes (a write over a row another process changed since its read, or a read
- * mark another process found), a kill while an order's key was recorded and not yet settled, and
- * a report in another order whose swapped entries name the same contact. Each excused problem is
- * counted per check, for the run to print. The checks of time are in timingChecks.ts.
+ * mark another process found), a kill while an order's key was recorded and not yet settled, a
+ * report in another order whose swapped entries name the same contact, and n8n's workflow timeout
+ * cancelling an execution whose store calls or request outlasted Create's last second. Each
+ * excused problem is counted per check, for the run to print. The checks of time are in
+ * timingChecks.ts.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import type { RequestRecord } from './model';
@@ -83,6 +85,26 @@ function heldElsewhere(world: World, order: string, skipper: Execution): boolean
 		(other.startedAtMs ?? Number.POSITIVE_INFINITY) <= startedMs &&
 		(other.returnedAtMs ?? Number.POSITIVE_INFINITY) >= startedMs,
 	);
+}
+
+/**
+ * The documented limit of the workflow's timeout (docs/behaviour.md, Orders Not Sent Yet): Create
+ * stops waiting a second before it (a third of it, if shorter than 3 s), but its process's calls
+ * of n8n's store (one after the other, spaced at a full history) or its own request under way
+ * in that last second can outlast it; n8n cancels the execution, and its retry would run nothing.
+ */
+const WORK_AT_TIMEOUT = "n8n's timeout with store calls or its request under way in Create's last second";
+
+/** Whether n8n's timeout cancelled an execution with `order` while its process's store, or a request carrying its orders, was at work after Create stopped waiting. */
+function cancelledWithWorkUnderWay(world: World, order: string): boolean {
+	const { requests, storeSpans } = world.record;
+	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
+	return world.executions.some(({ index, delivery, cancelledBy, startedAtMs = 0, cancelledAtMs = 0 }) => {
+		if (cancelledBy !== 'timeout' || !delivery.orders.includes(order)) return false;
+		const stoppedWaitingAtMs = startedAtMs + timeoutMs - Math.min(1000, timeoutMs / 3);
+		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => startMs <= cancelledAtMs && endMs >= stoppedWaitingAtMs;
+		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
+	});
 }
 
 /** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */
@@ -219,7 +241,7 @@ export function findingsOf(world: World): Findings {
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order) && !refusedOrders.has(order) && !stoppedOrders.has(order)) {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
 			const problem = `lost: keyed order ${order} was never queued, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
-			const killed = killLimitOf(world, order);
+			const killed = killLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : undefined);
 			if (killed === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${killed})`, (excused.get(`lost (${killed})`) ?? 0) + 1);
 		}

@@ -160,8 +160,8 @@ export interface SimulationCase {
 	/** n8n's workflow timeout (Settings › Timeout Workflow), when set: every execution is cancelled that long after its start. */
 	workflowTimeoutMs?: number;
 	/**
-	 * n8n's sweep (a Schedule Trigger workflow retrying the shop workflow's failed, crashed and
-	 * timed-out executions through n8n's public API): first `firstAtMs` into the case, then every
+	 * n8n's sweep (a Schedule Trigger workflow retrying the shop workflow's failed and crashed
+	 * executions through n8n's public API, as the README's example): first `firstAtMs` into the case, then every
 	 * `everyMs`.
 	 */
 	sweep: { firstAtMs: number; everyMs: number };

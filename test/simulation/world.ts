@@ -165,16 +165,16 @@ export class World {
 	}
 
 	/**
-	 * n8n's status says the sweep retries it: failed (the node threw), crashed (a kill took it,
-	 * and its process, started again, marked it so) or cancelled by the workflow timeout; not
-	 * stopped by a user, not yet retried.
+	 * n8n's status says the sweep retries it: failed (the node threw) or crashed (a kill took it,
+	 * and its process, started again, marked it so); not cancelled, by a user or the workflow's
+	 * timeout (n8n's retry of it runs nothing again), not yet retried.
 	 */
 	private retryable(execution: Execution): boolean {
 		// The sweep retries executions of workflows whose Create has a key: without one, a retry would send again what was queued.
 		if (execution.retried === true || execution.again || !execution.delivery.keyed) return false;
 		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process];
-		if (execution.endedAtMs === undefined || execution.cancelledBy === 'user') return false;
-		return execution.cancelledBy === 'timeout' || execution.failed !== undefined || execution.threw !== undefined;
+		if (execution.endedAtMs === undefined || execution.cancelledBy !== undefined) return false;
+		return execution.failed !== undefined || execution.threw !== undefined;
 	}
 
 	/**
@@ -351,6 +351,8 @@ export class World {
 			getCredentials: async () => credential,
 			continueOnFail: () => !delivery.keyed,
 			getExecutionCancelSignal: () => signal,
+			// The workflow's Settings › Timeout Workflow, where n8n's timeout cancels it (`start`).
+			getWorkflowSettings: () => (this.faulty && this.simulated.workflowTimeoutMs !== undefined ? { executionTimeout: this.simulated.workflowTimeoutMs / 1000 } : {}),
 			addExecutionHints: (...hints: Array<{ message: string }>) => execution.hints.push(...hints.map((hint) => hint.message)),
 			getTimezone: () => 'Europe/Berlin',
 			getMode: () => (this.simulated.commandLine ? 'cli' : 'webhook'),
