@@ -30,10 +30,10 @@
  * An excuse names a documented limit (docs/behaviour.md, Limits), and is as narrow as it: n8n's
  * store across processes (a write over a row another process changed since its read, or a read
  * mark another process found), a kill while an order's key was recorded and not yet settled, a
- * report in another order whose swapped entries name the same contact, and n8n's workflow timeout
- * cancelling an execution whose store calls or request outlasted Create's last second. Each
- * excused problem is counted per check, for the run to print. The checks of time are in
- * timingChecks.ts.
+ * report in another order whose swapped entries name the same contact, n8n's workflow timeout
+ * cancelling an execution whose store calls or request outlasted Create's last second, and Max
+ * Wait Seconds shorter than the pacing interval. Each excused problem is counted per check, for
+ * the run to print. The checks of time are in timingChecks.ts.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import type { RequestRecord } from './model';
@@ -74,15 +74,19 @@ const LOST_STORE_ANSWER = "a store call's answer lost after its write";
  */
 const HELD_ELSEWHERE = "a key another process's execution held while it looked";
 
-/** Whether an execution of another process, its node still running when `skipper` started, had `order` with a key before. */
+/**
+ * Whether an execution of another process had `order` with a key, its node running while
+ * `skipper`'s ran (the skipper looked at some moment of its run; the other may have started a
+ * millisecond later and claimed first: seed 100001, case 4,360).
+ */
 function heldElsewhere(world: World, order: string, skipper: Execution): boolean {
-	const startedMs = skipper.startedAtMs ?? Number.POSITIVE_INFINITY;
+	const [startedMs, returnedMs] = [skipper.startedAtMs ?? Number.POSITIVE_INFINITY, skipper.returnedAtMs ?? Number.POSITIVE_INFINITY];
 	return world.executions.some((other) =>
 		other !== skipper &&
 		other.delivery.keyed &&
 		other.delivery.process !== skipper.delivery.process &&
 		ordersOf(other).includes(order) &&
-		(other.startedAtMs ?? Number.POSITIVE_INFINITY) <= startedMs &&
+		(other.startedAtMs ?? Number.POSITIVE_INFINITY) <= returnedMs &&
 		(other.returnedAtMs ?? Number.POSITIVE_INFINITY) >= startedMs,
 	);
 }
@@ -105,6 +109,24 @@ function cancelledWithWorkUnderWay(world: World, order: string): boolean {
 		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => startMs <= cancelledAtMs && endMs >= stoppedWaitingAtMs;
 		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
 	});
+}
+
+/**
+ * The documented limit of Max Wait Seconds (docs/behaviour.md, The Account's Requests): shorter
+ * than the pacing interval, an execution meeting another's request gives up, and retries started
+ * beside that other's retry each time may give up each time until the learned pace grows back.
+ */
+const MAX_WAIT_BELOW_PACE = 'Max Wait Seconds below the pacing interval';
+
+/** Whether the last item of `order` given up for Max Wait Seconds waited only for a pace whose interval is longer than its Max Wait Seconds. */
+function gaveUpBelowPace(world: World, order: string): boolean {
+	const texts = world.executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => {
+		const result = execution.results?.[item];
+		return candidate === order && result !== undefined ? [{ text: saidBy(result).text, maxWaitSeconds: execution.delivery.maxWaitSeconds }] : [];
+	}));
+	const last = texts.at(-1);
+	const pace = /Max Wait Seconds\) because (?:the pace the service's refusals taught \(([\d.]+) requests per second\)|the credential's Max Requests per Second \(([\d.]+)\))/.exec(last?.text ?? '');
+	return last !== undefined && pace !== null && last.maxWaitSeconds * Number(pace[1] ?? pace[2]) < 1;
 }
 
 /** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */
@@ -241,9 +263,9 @@ export function findingsOf(world: World): Findings {
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order) && !refusedOrders.has(order) && !stoppedOrders.has(order)) {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
 			const problem = `lost: keyed order ${order} was never queued, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
-			const killed = killLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : undefined);
-			if (killed === undefined) unlessStoreLimit(order, problem, true);
-			else excused.set(`lost (${killed})`, (excused.get(`lost (${killed})`) ?? 0) + 1);
+			const limit = killLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
+			if (limit === undefined) unlessStoreLimit(order, problem, true);
+			else excused.set(`lost (${limit})`, (excused.get(`lost (${limit})`) ?? 0) + 1);
 		}
 	}
 	// An item skipped as taken by an execution that does not know the outcome is so only where a request carrying it may have reached the service.

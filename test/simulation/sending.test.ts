@@ -27,7 +27,7 @@ afterEach(() => {
 const excuses = new Excuses();
 let casesRun = 0;
 afterAll(() => {
-	console.log(`Simulation, seed ${seed}: ${casesRun} cases run; problems excused by a documented limit (docs/behaviour.md: n8n's store across processes, Orders That Arrive Together; n8n killed, Deduplication Key; n8n's timeout, Orders Not Sent Yet; a report in another order, No Resend on an Unknown Outcome): ${excuses.toString()}`);
+	console.log(`Simulation, seed ${seed}: ${casesRun} cases run; problems excused by a documented limit (docs/behaviour.md: n8n's store across processes, Orders That Arrive Together; n8n killed, Deduplication Key; n8n's timeout, Orders Not Sent Yet; Max Wait Seconds, The Account's Requests; a report in another order, No Resend on an Unknown Outcome): ${excuses.toString()}`);
 });
 
 if (process.env.SIMULATION_CENSUS === '1') {

@@ -153,7 +153,7 @@ export class World {
 		await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 		this.entriesAfterCase = [...this.store.entries];
 		const calmEndsMs = Date.now() + CALM_SWEEPS_MS;
-		while (Date.now() < calmEndsMs && this.sweep() + this.executions.filter((execution) => this.retryable(execution) || execution.endedAtMs === undefined).length > 0) {
+		while (Date.now() < calmEndsMs && this.sweep() + this.executions.filter((execution) => this.awaitsSweep(execution)).length > 0) {
 			await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 			await jest.advanceTimersByTimeAsync(this.simulated.sweep.everyMs);
 		}
@@ -203,8 +203,12 @@ export class World {
 		const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
 		if (!this.faulty || Date.now() - this.startedAtMs > last + FAULTY_SWEEPS_MS) return;
 		this.sweep();
-		const open = this.executions.some((execution) => execution.endedAtMs === undefined || this.retryable(execution) || (execution.killedAtMs !== undefined && execution.retried !== true));
-		if (open) setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.everyMs);
+		if (this.executions.some((execution) => this.awaitsSweep(execution))) setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.everyMs);
+	}
+
+	/** Whether a later sweep may yet retry the execution: it runs, is retryable, or crashed and waits for its process to serve again. */
+	private awaitsSweep(execution: Execution): boolean {
+		return execution.endedAtMs === undefined || this.retryable(execution) || (execution.killedAtMs !== undefined && execution.retried !== true);
 	}
 
 	/** Restores the methods the case made throw. */
