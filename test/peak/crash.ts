@@ -2,7 +2,9 @@
  * n8n killed in the middle of a rush (issue 38), and the shop delivering each order once (issue
  * 57): keyed Create takes one order per webhook call, faster than the account's budget, whose 429
  * asks for a long pause, so that orders wait in the account's sender; n8n is killed (SIGKILL, as
- * an out-of-memory kill or a lost host does) and started again on the same database. Nothing is
+ * an out-of-memory kill or a lost host does), or stopped (SIGTERM to n8n's process, as an
+ * orchestrator stops it: n8n waits for its executions, at most its graceful-shutdown time), and
+ * started again on the same database. Nothing is
  * delivered again and no one acts: the README's retry (examples/retry-orders-not-sent.json),
  * published with the shop workflow, retries what failed or crashed every minute, its own
  * retries that fail again too. Keys are claimed only as
@@ -29,8 +31,8 @@ export interface CrashEnvironment {
 	webhookBase: string;
 	/** n8n's executions as the running n8n has them (read anew after the restart). */
 	store(): ExecutionStore;
-	/** Kills n8n's whole process group with SIGKILL. */
-	kill(): Promise<void>;
+	/** SIGKILL: kills n8n's whole process group; SIGTERM: stops n8n's process, as an orchestrator does. Resolves once n8n has exited. */
+	kill(signal: EndSignal): Promise<void>;
 	/** Starts n8n again on the same database and waits for its editor. */
 	restart(): Promise<void>;
 	/** Sets up and publishes the README's retry of the executions of the workflow with this id. */
@@ -38,8 +40,14 @@ export interface CrashEnvironment {
 }
 
 
+/** How n8n's process ends mid-rush. */
+export type EndSignal = 'SIGKILL' | 'SIGTERM';
+
 export interface CrashFigures {
+	signal: EndSignal;
 	orders: number;
+	/** Seconds from the signal until n8n had exited. */
+	exitSeconds: number;
 	/** Executions of the deliveries before the kill, and their status in n8n's database at the end. */
 	takenBeforeKill: number;
 	endedAs: Record<string, number>;
@@ -67,31 +75,34 @@ async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarm
 	}
 }
 
-export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<'crash'>, settings: RushSettings['crash']): Promise<CrashFigures> {
+export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<'crash' | 'stop'>, settings: RushSettings['crash' | 'stop'], signal: EndSignal): Promise<CrashFigures> {
+	const prefix = signal === 'SIGKILL' ? 'CRASH' : 'STOP';
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
 	double.budget = undefined;
 	double.faults.reset();
 	await environment.installRetry(workflow.file.id);
-	await deliverPlan(url, atOnce(shopOrders('CW', WARM_UP_ORDERS)));
+	await deliverPlan(url, atOnce(shopOrders(`${prefix}-W`, WARM_UP_ORDERS)));
 	const warmedUp = await waitUntilEnded(environment.store(), workflow.file.id, WARM_UP_ORDERS, SETTLE_LIMIT_MS);
 	const lastWarmUp = Math.max(...warmedUp.map((row) => Number(row.id)));
 
-	const orders = shopOrders('CRASH', settings.orders);
+	const orders = shopOrders(prefix, settings.orders);
 	const interval = 1000 / settings.ordersPerSecond;
 	const plan = orders.map((order, index) => ({ atMs: index * interval, order })).filter((delivery) => delivery.atMs < settings.killAfterMs);
 	const firstRequest = double.requests.length;
 	double.budget = new RequestBudget(settings.budget);
 	const firstDeliveries = deliverPlan(url, plan);
 	await sleep(settings.killAfterMs);
-	await environment.kill();
+	const signalledAt = Date.now();
+	await environment.kill(signal);
+	const exitSeconds = (Date.now() - signalledAt) / 1000;
 	await firstDeliveries;
 	const atKill = double.requests.length;
 
 	const restartedAt = Date.now();
 	await environment.restart();
 	double.budget = undefined;
-	await untilWebhookServes(url, shopOrders('CW-AFTER', 1)[0]); // its webhooks come up after its editor
+	await untilWebhookServes(url, shopOrders(`${prefix}-W-AFTER`, 1)[0]); // its webhooks come up after its editor
 	const restartSeconds = (Date.now() - restartedAt) / 1000;
 	const store = environment.store();
 	// The shop delivers nothing again: what n8n answered and did not send is retried by the example, on its own.
@@ -112,17 +123,19 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const outcomes = await readOutcomes(store, workflow.file.id, 'Shop Order Webhook');
 	const firstIds = new Set(first.map((row) => row.id));
 	// Every execution of the first deliveries (some without run data), also those n8n recorded only after the restart.
-	const taken = outcomes.filter((outcome) => firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
+	const taken = outcomes.filter((outcome) => firstIds.has(outcome.id) && outcome.orderId?.startsWith(`${prefix}-W`) !== true);
 	const endedAs = tally(taken.map((outcome) => outcome.status));
 	const stuckAtEnd = (await store.list(workflow.file.id)).filter((row) => stuck.has(row.id));
 	const leftNew = stuckAtEnd.filter((row) => row.status === 'new').length;
 	const leftRunning = stuckAtEnd.filter((row) => row.status === 'running').length;
-	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith('CW-') !== true);
+	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith(`${prefix}-W`) !== true);
 	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
 	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	return {
+		signal,
 		orders: plan.length,
+		exitSeconds,
 		takenBeforeKill: taken.length,
 		endedAs,
 		requestsUnderWay: underWay.length,
@@ -142,7 +155,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 }
 
 /** The crash's figures as lines, and the verdict: no order twice, no more unsent than the requests under way at the kill carried, no retry left failed. */
-export function describeCrash(figures: CrashFigures, settings: RushSettings['crash']): { lines: string[]; passed: boolean } {
+export function describeCrash(figures: CrashFigures, settings: RushSettings['crash' | 'stop']): { lines: string[]; passed: boolean } {
 	const { queued, retries } = figures;
 	const failures = [
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
@@ -152,8 +165,8 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 	].filter(Boolean);
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
-		`Crash mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
-			`n8n killed (SIGKILL) ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, nothing delivered again, no one acting:`,
+		`${figures.signal === 'SIGKILL' ? 'Crash' : 'Stop'} mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
+			`n8n ${figures.signal === 'SIGKILL' ? 'killed (SIGKILL)' : 'stopped (SIGTERM, as an orchestrator stops it)'} ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then; exited ${figures.exitSeconds.toFixed(0)} s later), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, nothing delivered again, no one acting:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
 			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; n8n's retries ${retries.retried}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's recovery ${retries.leftRunning}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +

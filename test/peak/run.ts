@@ -85,11 +85,12 @@ interface Selection {
 	steady: boolean;
 	bulk: boolean;
 	crash: boolean;
+	stop: boolean;
 	timeout: boolean;
 	outage: boolean;
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash', 'timeout', 'outage'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', 'outage'] as const;
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -101,7 +102,7 @@ function select(args: string[]): Selection {
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
 	const compare = args.includes('--compare');
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, timeout: true, outage: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outage: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
@@ -111,6 +112,7 @@ function select(args: string[]): Selection {
 		steady: words.includes('rush') || words.includes('steady'),
 		bulk: words.includes('bulk'),
 		crash: words.includes('crash'),
+		stop: words.includes('stop'),
 		timeout: words.includes('timeout'),
 		outage: words.includes('outage'),
 	};
@@ -131,7 +133,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, timeout: withTimeout, outage: withOutage }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -155,7 +157,7 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
-		const shapes = withBulk || withCrash || withTimeout || withOutage ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, timeout: withTimeout, outage: withOutage }) : undefined;
+		const shapes = withBulk || withCrash || withStop || withTimeout || withOutage ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage }) : undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>
@@ -216,8 +218,9 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 				store: () => store,
 				executionStopper: async () => await executionStopper(port),
 				installRetry: async (shopWorkflowId) => void (await installRetryExample(port, shopWorkflowId)),
-				kill: async () => {
-					process.kill(-groupOf(server), 'SIGKILL');
+				kill: async (signal) => {
+					// An orchestrator stops n8n's own process, which stops its children itself.
+					process.kill(signal === 'SIGKILL' ? -groupOf(server) : groupOf(server), signal);
 					await server.exited;
 				},
 				restart: async () => {

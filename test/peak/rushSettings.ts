@@ -40,6 +40,8 @@ export interface RushSettings {
 	};
 	/** Keyed Create at a rush, n8n killed and started again mid-way, then what failed or crashed retried as n8n's Retry does. */
 	crash: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Budget };
+	/** The same, n8n stopped (SIGTERM) instead, on a budget slow enough that orders still wait when n8n's graceful shutdown (30 s) ends. */
+	stop: { orders: number; ordersPerSecond: number; killAfterMs: number; budget: Budget };
 	/**
 	 * Keyed Create at a rush with n8n's workflow timeout (Settings › Timeout Workflow) shorter
 	 * than the account's pause, and a few executions stopped from n8n's REST API meanwhile; then,
@@ -70,6 +72,8 @@ const AT_2_8: RushSettings = {
 	},
 	// A long Retry-After keeps orders waiting in the account's pause when n8n dies.
 	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
+	// A budget that gives back one request every 33 s: the probe after the first pause (30 s at most) is refused again, so orders still wait when n8n's graceful shutdown (30 s) ends.
+	stop: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 0.03, burst: 4, retryAfter: '45' } },
 	// A Retry-After as long as the timeout: most executions would be cancelled while their orders wait (Create stops waiting a second before, so they fail).
 	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '3' } },
 	outage: { orders: 100, ordersPerSecond: 10, maxWaitSeconds: 5, outageMs: 30_000 },
@@ -83,6 +87,7 @@ const BY_RELEASE: Record<string, RushSettings> = {
 		ordersPerSecond: 20,
 		budget: { rate: 2, burst: 2, retryAfter: '1' },
 		crash: { ...AT_2_8.crash, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '10' } },
+		stop: { ...AT_2_8.stop, ordersPerSecond: 20, budget: { rate: 0.03, burst: 2, retryAfter: '45' } },
 		// At 10 webhooks a second n8n 2.41.1 itself started executions some 6 s after their webhook, past the timeout; at 4, the store's calls (0.3 to 1.5 s each on two busy cores) still took most orders past it.
 		timeout: { ...AT_2_8.timeout, orders: 200, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '3' } },
 	},

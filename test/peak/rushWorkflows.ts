@@ -208,9 +208,11 @@ export function bulkWorkflows(sandbox: Credential, bulkOptions: Record<string, u
 	return [bulk, webhookTo('bulkSmall', 'mpBulk', 'shop orders beside the bulk', createNode(sandbox, {}))];
 }
 
-/** Keyed Create at a rush that n8n does not live through. */
-export function crashWorkflow(sandbox: Credential): RushWorkflow<'crash'> {
-	return webhookTo('crash', 'mpCrash', 'keyed Create, n8n killed mid-rush', createNode(sandbox, KEY));
+/** Keyed Create at a rush that n8n does not live through: killed (`crash`), or stopped (`stop`). */
+export function crashWorkflow(sandbox: Credential, flow: 'crash' | 'stop'): RushWorkflow<'crash' | 'stop'> {
+	return flow === 'crash'
+		? webhookTo(flow, 'mpCrash', 'keyed Create, n8n killed mid-rush', createNode(sandbox, KEY))
+		: webhookTo(flow, 'mpStop', 'keyed Create, n8n stopped mid-rush', createNode(sandbox, KEY));
 }
 
 /** Keyed Create whose executions n8n cancels after `executionTimeoutSeconds` (the workflow's Settings › Timeout Workflow). */

@@ -1,7 +1,8 @@
 /**
  * test:peak's other shapes of work on one account (issue 38), as run.ts needs them: the
  * workflows to import before n8n starts, then the nightly bulk beside the shop's orders, the
- * crash mid-rush (it kills n8n and starts it again), on the fresh process n8n's workflow
+ * crash mid-rush (it kills n8n and starts it again), the stop mid-rush (SIGTERM, then started
+ * again), on the fresh process n8n's workflow
  * timeout and stops mid-rush, and an outage longer than Max Wait Seconds. Settings per n8n
  * release: rushSettings.ts.
  */
@@ -19,27 +20,30 @@ export interface ShapesOutcome {
 	settings: RushSettings;
 	bulk?: BulkFigures;
 	crash?: CrashFigures;
+	stop?: CrashFigures;
 	timeout?: TimeoutFigures;
 	outage?: OutageFigures;
 	/** Seconds each part took. */
 	bulkSeconds: number;
 	crashSeconds: number;
+	stopSeconds: number;
 	timeoutSeconds: number;
 	outageSeconds: number;
 }
 
-export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; timeout: boolean; outage: boolean }) {
+export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; stop: boolean; timeout: boolean; outage: boolean }) {
 	const settings = rushSettingsFor(n8nVersion);
 	const { maxRequestBytes, maxWaitSeconds } = settings.bulk;
 	const bulk = parts.bulk ? bulkWorkflows(sandbox, { maxRequestBytes, maxWaitSeconds }) : undefined;
-	const crash = parts.crash ? crashWorkflow(sandbox) : undefined;
+	const crash = parts.crash ? crashWorkflow(sandbox, 'crash') : undefined;
+	const stop = parts.stop ? crashWorkflow(sandbox, 'stop') : undefined;
 	const timeout = parts.timeout ? timeoutWorkflow(sandbox, settings.timeout.executionTimeoutSeconds) : undefined;
 	const outage = parts.outage ? outageWorkflow(sandbox, settings.outage.maxWaitSeconds) : undefined;
 	return {
-		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage])].map((workflow) => workflow.file),
+		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(stop === undefined ? [] : [stop]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage])].map((workflow) => workflow.file),
 
 		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment & OutageEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
-			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, timeoutSeconds: 0, outageSeconds: 0 };
+			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, stopSeconds: 0, timeoutSeconds: 0, outageSeconds: 0 };
 			let started = performance.now();
 			if (bulk !== undefined) {
 				log(`Bulk: ${settings.bulk.orders.toLocaleString('en-US')} orders in one execution beside one-order executions ...`);
@@ -49,8 +53,14 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 			started = performance.now();
 			if (crash !== undefined) {
 				log('Crash: keyed Create at a rush, n8n killed and started again, the README\'s retry workflow published ...');
-				outcome.crash = await measureCrash(environment, crash, settings.crash);
+				outcome.crash = await measureCrash(environment, crash, settings.crash, 'SIGKILL');
 				outcome.crashSeconds = (performance.now() - started) / 1000;
+			}
+			started = performance.now();
+			if (stop !== undefined) {
+				log("Stop: keyed Create at a rush, n8n stopped (SIGTERM) and started again, the README's retry workflow published ...");
+				outcome.stop = await measureCrash(environment, stop, settings.stop, 'SIGTERM');
+				outcome.stopSeconds = (performance.now() - started) / 1000;
 			}
 			started = performance.now();
 			if (timeout !== undefined) {
@@ -72,16 +82,18 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 export function describeShapesOutcome(outcome: ShapesOutcome): { lines: string[]; passed: boolean } {
 	const bulk = outcome.bulk === undefined ? { lines: [], passed: true } : describeBulk(outcome.bulk, outcome.settings.bulk);
 	const crash = outcome.crash === undefined ? { lines: [], passed: true } : describeCrash(outcome.crash, outcome.settings.crash);
+	const stop = outcome.stop === undefined ? { lines: [], passed: true } : describeCrash(outcome.stop, outcome.settings.stop);
 	const timeout = outcome.timeout === undefined ? { lines: [], passed: true } : describeTimeout(outcome.timeout, outcome.settings.timeout);
 	const outage = outcome.outage === undefined ? { lines: [], passed: true } : describeOutage(outcome.outage, outcome.settings.outage);
 	const took = [
 		outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`,
 		outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`,
+		outcome.stop === undefined ? '' : `the stop ${outcome.stopSeconds.toFixed(0)} s`,
 		outcome.timeout === undefined ? '' : `the timeout ${outcome.timeoutSeconds.toFixed(0)} s`,
 		outcome.outage === undefined ? '' : `the outage ${outcome.outageSeconds.toFixed(0)} s`,
 	].filter(Boolean);
 	return {
-		lines: [...bulk.lines, ...crash.lines, ...timeout.lines, ...outage.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])],
-		passed: bulk.passed && crash.passed && timeout.passed && outage.passed,
+		lines: [...bulk.lines, ...crash.lines, ...stop.lines, ...timeout.lines, ...outage.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])],
+		passed: bulk.passed && crash.passed && stop.passed && timeout.passed && outage.passed,
 	};
 }
