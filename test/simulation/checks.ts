@@ -32,7 +32,7 @@
  * mark another process found), a kill while an order's key was recorded and not yet settled, a
  * report in another order whose swapped entries name the same contact, n8n's workflow timeout
  * cancelling an execution whose store calls or request outlasted Create's last second, and Max
- * Wait Seconds shorter than the pacing interval. Each excused problem is counted per check, for
+ * Wait Seconds no longer than the pacing interval. Each excused problem is counted per check, for
  * the run to print. The checks of time are in timingChecks.ts.
  */
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
@@ -112,21 +112,22 @@ function cancelledWithWorkUnderWay(world: World, order: string): boolean {
 }
 
 /**
- * The documented limit of Max Wait Seconds (docs/behaviour.md, The Account's Requests): shorter
+ * The documented limit of Max Wait Seconds (docs/behaviour.md, The Account's Requests): no longer
  * than the pacing interval, an execution meeting another's request gives up, and retries started
  * beside that other's retry each time may give up each time until the learned pace grows back.
  */
-const MAX_WAIT_BELOW_PACE = 'Max Wait Seconds below the pacing interval';
+const MAX_WAIT_BELOW_PACE = 'Max Wait Seconds no longer than the pacing interval';
 
-/** Whether the last item of `order` given up for Max Wait Seconds waited only for a pace whose interval is longer than its Max Wait Seconds. */
+/** Whether the last item of `order` given up for Max Wait Seconds waited only for a pace whose interval is at least its Max Wait Seconds. */
 function gaveUpBelowPace(world: World, order: string): boolean {
 	const texts = world.executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => {
 		const result = execution.results?.[item];
 		return candidate === order && result !== undefined ? [{ text: saidBy(result).text, maxWaitSeconds: execution.delivery.maxWaitSeconds }] : [];
 	}));
 	const last = texts.at(-1);
-	const pace = /Max Wait Seconds\) because (?:the pace the service's refusals taught \(([\d.]+) requests per second\)|the credential's Max Requests per Second \(([\d.]+)\))/.exec(last?.text ?? '');
-	return last !== undefined && pace !== null && last.maxWaitSeconds * Number(pace[1] ?? pace[2]) < 1;
+	const pace = /Max Wait Seconds\) because (?:the pace the service's refusals taught \(([\d.]+) requests? per second\)|the credential's Max Requests per Second \(([\d.]+)\))/.exec(last?.text ?? '');
+	// At an interval of exactly Max Wait Seconds the next start comes as it runs out.
+	return last !== undefined && pace !== null && last.maxWaitSeconds * Number(pace[1] ?? pace[2]) <= 1;
 }
 
 /** The documented limit of pairing a report (docs/behaviour.md, Errors): entries in another order are told only by the contacts they name. */

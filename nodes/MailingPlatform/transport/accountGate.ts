@@ -198,9 +198,10 @@ export class AccountGate {
 		const now = monotonicMs();
 		if (this.pausedUntilMs > now) return this.pauseReason;
 		if (this.nextStartMs <= now) return '';
-		const pace = Math.round(this.startPace * 10) / 10;
+		// Two figures: a pace of 0.03 must not read as 0.
+		const pace = Number(this.startPace.toPrecision(2));
 		return this.startPaceLearned
-			? `the pace the service's refusals taught (${pace} requests per second)`
+			? `the pace the service's refusals taught (${pace} ${pace === 1 ? 'request' : 'requests'} per second)`
 			: `the credential's Max Requests per Second (${pace})`;
 	}
 }
