@@ -4,8 +4,9 @@
  * asks for a long pause, so that orders wait in the account's sender; n8n is killed (SIGKILL, as
  * an out-of-memory kill or a lost host does), or stopped (SIGTERM to n8n's process, as an
  * orchestrator stops it: n8n waits for its executions, at most its graceful-shutdown time), and
- * started again on the same database. Nothing is
- * delivered again and no one acts: the README's retry (examples/retry-orders-not-sent.json),
+ * started again on the same database. Nothing n8n answered is delivered again (a call the kill
+ * cut off before its answer is, as a shop retries a failed answer) and no one acts: the README's
+ * retry (examples/retry-orders-not-sent.json),
  * published with the shop workflow, retries what failed or crashed every minute, its own
  * retries that fail again too. Keys are claimed only as
  * their request leaves, so an order that was waiting is sent by the retry; only orders of requests
@@ -46,6 +47,8 @@ export type EndSignal = 'SIGKILL' | 'SIGTERM';
 export interface CrashFigures {
 	signal: EndSignal;
 	orders: number;
+	/** Deliveries the kill cut off before n8n answered 200: the shop delivers them again. */
+	unanswered: number;
 	/** Seconds from the signal until n8n had exited. */
 	exitSeconds: number;
 	/** Executions of the deliveries before the kill, and their status in n8n's database at the end. */
@@ -96,7 +99,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const signalledAt = Date.now();
 	await environment.kill(signal);
 	const exitSeconds = (Date.now() - signalledAt) / 1000;
-	await firstDeliveries;
+	const deliveries = await firstDeliveries;
 	const atKill = double.requests.length;
 
 	const restartedAt = Date.now();
@@ -108,6 +111,9 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	// The shop delivers nothing again: what n8n answered and did not send is retried by the example, on its own.
 	const first = await afterRecovery(store, workflow.file.id, lastWarmUp);
 	double.budget = new RequestBudget(settings.budget);
+	// A call the kill cut off before n8n answered 200 the shop delivers again, as Shopify retries a failed answer.
+	const unanswered = new Set(deliveries.filter((delivery) => delivery.problem !== undefined).map((delivery) => delivery.orderId));
+	await deliverPlan(url, atOnce(plan.filter(({ order }) => unanswered.has(order.id)).map(({ order }) => order)));
 	// Executions of before the kill that n8n left "new" (created, not started: n8n refuses to retry them) or "running" after its recovery stay so for ever.
 	const stuck = new Set(first.filter((row) => row.status === 'new' || row.status === 'running').map((row) => row.id));
 	const planOrders = plan.map(({ order }) => order);
@@ -128,13 +134,14 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const stuckAtEnd = (await store.list(workflow.file.id)).filter((row) => stuck.has(row.id));
 	const leftNew = stuckAtEnd.filter((row) => row.status === 'new').length;
 	const leftRunning = stuckAtEnd.filter((row) => row.status === 'running').length;
-	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith(`${prefix}-W`) !== true);
+	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastWarmUp && !firstIds.has(outcome.id) && outcome.orderId?.startsWith(`${prefix}-W`) !== true && !unanswered.has(outcome.orderId ?? ''));
 	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
 	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	return {
 		signal,
 		orders: plan.length,
+		unanswered: unanswered.size,
 		exitSeconds,
 		takenBeforeKill: taken.length,
 		endedAs,
@@ -166,7 +173,7 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
 		`${figures.signal === 'SIGKILL' ? 'Crash' : 'Stop'} mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
-			`n8n ${figures.signal === 'SIGKILL' ? 'killed (SIGKILL)' : 'stopped (SIGTERM, as an orchestrator stops it)'} ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then; exited ${figures.exitSeconds.toFixed(0)} s later), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, nothing delivered again, no one acting:`,
+			`n8n ${figures.signal === 'SIGKILL' ? 'killed (SIGKILL)' : 'stopped (SIGTERM, as an orchestrator stops it)'} ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then, ${figures.unanswered} of them cut off before n8n answered and delivered again after, as a shop retries a failed answer; exited ${figures.exitSeconds.toFixed(0)} s later), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, nothing delivered again, no one acting:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
 			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; n8n's retries ${retries.retried}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's recovery ${retries.leftRunning}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +

@@ -15,7 +15,7 @@ import { publishWorkflows, signedIn } from './publish';
 export const RETRY_EXAMPLE = 'examples/retry-orders-not-sent.json';
 
 /** The example's nodes that call n8n's API, and the one that names the shop workflow. */
-const API_NODES = ['Executions of the Shop Workflow', 'Retry'];
+const API_NODES = ['Executions of the Shop Workflow', 'Crashed Executions of It', 'Retry'];
 const WATCHING_NODE = 'Executions of the Shop Workflow';
 /** What the key may do, as a user ticks it: list, read and retry executions. */
 const SCOPES = ['execution:list', 'execution:read', 'execution:retry'];

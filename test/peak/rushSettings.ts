@@ -74,8 +74,8 @@ const AT_2_8: RushSettings = {
 	crash: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 4, burst: 4, retryAfter: '10' } },
 	// A budget that gives back one request every 33 s: the probe after the first pause (30 s at most) is refused again, so orders still wait when n8n's graceful shutdown (30 s) ends.
 	stop: { orders: 400, ordersPerSecond: 40, killAfterMs: 6_000, budget: { rate: 0.03, burst: 4, retryAfter: '45' } },
-	// A Retry-After as long as the timeout: most executions would be cancelled while their orders wait (Create stops waiting a second before, so they fail).
-	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 3, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '3' } },
+	// A pause (30 s) longer than the timeout (20 s, of the kind the docs advise: far above a send's length): the orders still wait at Create's deadline 5 s before it, and their executions fail.
+	timeout: { orders: 400, ordersPerSecond: 40, executionTimeoutSeconds: 20, stops: 10, stopAfterMs: 2_000, budget: { rate: 4, burst: 4, retryAfter: '30' } },
 	outage: { orders: 100, ordersPerSecond: 10, maxWaitSeconds: 5, outageMs: 30_000 },
 };
 
@@ -89,7 +89,7 @@ const BY_RELEASE: Record<string, RushSettings> = {
 		crash: { ...AT_2_8.crash, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '10' } },
 		stop: { ...AT_2_8.stop, ordersPerSecond: 20, budget: { rate: 0.03, burst: 2, retryAfter: '45' } },
 		// At 10 webhooks a second n8n 2.41.1 itself started executions some 6 s after their webhook, past the timeout; at 4, the store's calls (0.3 to 1.5 s each on two busy cores) still took most orders past it.
-		timeout: { ...AT_2_8.timeout, orders: 200, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '3' } },
+		timeout: { ...AT_2_8.timeout, orders: 200, ordersPerSecond: 20, budget: { rate: 2, burst: 2, retryAfter: '30' } },
 	},
 };
 

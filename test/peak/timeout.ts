@@ -2,9 +2,9 @@
  * n8n's own cancellations in the middle of a rush (issue 47), and the shop delivering each order
  * once (issue 57): keyed Create takes one order per webhook call, faster than the account's
  * budget, in a workflow whose Settings › Timeout Workflow is shorter than the account's pause, so
- * that n8n cancels most executions while their orders wait in the account's sender; meanwhile a
+ * that orders still wait in the account's sender when the timeout nears; meanwhile a
  * few running executions are stopped as the executions list's Stop does (n8n's REST API, as the
- * owner). Create stops waiting a second before the timeout, so that its execution fails rather
+ * owner). Create stops waiting 5 s before the timeout, so that its execution fails rather
  * than be cancelled (n8n's retry of a cancelled execution runs nothing again). Nothing is
  * delivered again and no one acts: the README's retry (examples/retry-orders-not-sent.json),
  * published with the shop workflow, retries every minute what failed or crashed, never what was

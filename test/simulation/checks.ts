@@ -31,7 +31,7 @@
  * store across processes (a write over a row another process changed since its read, or a read
  * mark another process found), a kill while an order's key was recorded and not yet settled, a
  * report in another order whose swapped entries name the same contact, n8n's workflow timeout
- * cancelling an execution whose store calls or request outlasted Create's last second, and Max
+ * cancelling an execution whose store calls or request outlasted Create's last seconds, and Max
  * Wait Seconds no longer than the pacing interval. Each excused problem is counted per check, for
  * the run to print. The checks of time are in timingChecks.ts.
  */
@@ -93,11 +93,11 @@ function heldElsewhere(world: World, order: string, skipper: Execution): boolean
 
 /**
  * The documented limit of the workflow's timeout (docs/behaviour.md, Orders Not Sent Yet): Create
- * stops waiting a second before it (a third of it, if shorter than 3 s), but its process's calls
- * of n8n's store (one after the other, spaced at a full history) or its own request under way
- * in that last second can outlast it; n8n cancels the execution, and its retry would run nothing.
+ * stops waiting 5 s before it (a third of it, if shorter than 15 s), but its process's calls of
+ * n8n's store (one after the other, spaced at a full history) or its own request under way in
+ * those last seconds can outlast it; n8n cancels the execution, and its retry would run nothing.
  */
-const WORK_AT_TIMEOUT = "n8n's timeout with store calls or its request under way in Create's last second";
+const WORK_AT_TIMEOUT = "n8n's timeout with store calls or its request under way in Create's last seconds";
 
 /** Whether n8n's timeout cancelled an execution with `order` while its process's store, or a request carrying its orders, was at work after Create stopped waiting. */
 function cancelledWithWorkUnderWay(world: World, order: string): boolean {
@@ -105,7 +105,7 @@ function cancelledWithWorkUnderWay(world: World, order: string): boolean {
 	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
 	return world.executions.some(({ index, delivery, cancelledBy, startedAtMs = 0, cancelledAtMs = 0 }) => {
 		if (cancelledBy !== 'timeout' || !delivery.orders.includes(order)) return false;
-		const stoppedWaitingAtMs = startedAtMs + timeoutMs - Math.min(1000, timeoutMs / 3);
+		const stoppedWaitingAtMs = startedAtMs + timeoutMs - Math.min(5000, timeoutMs / 3);
 		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => startMs <= cancelledAtMs && endMs >= stoppedWaitingAtMs;
 		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
 	});

@@ -10,9 +10,10 @@ import { beforeTimeoutMs, WaitClock } from '../../nodes/MailingPlatform/actions/
 const withTimeout = (executionTimeout?: number) => ({ getWorkflowSettings: () => (executionTimeout === undefined ? {} : { executionTimeout }) }) as unknown as IExecuteFunctions;
 
 describe('waiting ends before the workflow’s Timeout Workflow', () => {
-	it('a second before a timeout of 3 s or more, a third of a shorter one before it, never without one', () => {
+	it('5 s before a timeout of 15 s or more, a third of a shorter one before it, never without one', () => {
+		expect(beforeTimeoutMs(withTimeout(15), 10_000)).toBe(20_000);
+		expect(beforeTimeoutMs(withTimeout(120), 10_000)).toBe(125_000);
 		expect(beforeTimeoutMs(withTimeout(3), 10_000)).toBe(12_000);
-		expect(beforeTimeoutMs(withTimeout(120), 10_000)).toBe(129_000);
 		expect(beforeTimeoutMs(withTimeout(1), 10_000)).toBeCloseTo(10_667, 0);
 		expect(beforeTimeoutMs(withTimeout(), 10_000)).toBe(Number.POSITIVE_INFINITY);
 		// n8n stores "no timeout" as -1.

@@ -211,7 +211,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, or a second before the workflow’s Timeout Workflow, what has not left fails as not sent; with a Deduplication Key the execution then fails, so that its retry (the README’s retry workflow, or Executions › Retry) sends exactly those.',
+					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, or 5 s before the workflow’s Timeout Workflow, what has not left fails as not sent; with a Deduplication Key the execution then fails, so that its retry (the README’s retry workflow, or Executions › Retry) sends exactly those.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',
