@@ -57,6 +57,8 @@ interface TaskData {
 }
 interface RunExecutionData {
 	resultData?: { error?: { message?: string }; runData?: Record<string, TaskData[]> };
+	/** What was left to run: an execution stopped before its webhook node ran (n8n 2.41.1) keeps the order here only. */
+	executionData?: { nodeExecutionStack?: Array<{ node?: { name?: string }; data?: TaskData['data'] }> };
 }
 
 /** n8n stores run data with `flatted` (it keeps shared references); its own copy reads it. */
@@ -72,9 +74,10 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 	return rows.map(({ id, status }) => {
 		const text = data.get(id);
 		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'], itemNotes: [] };
-		const { resultData } = parseFlatted(text);
+		const { resultData, executionData } = parseFlatted(text);
 		const runData = resultData?.runData ?? {};
-		const orderId = runData[webhookNode]?.[0]?.data?.main?.[0]?.[0]?.json?.body?.id;
+		const waiting = executionData?.nodeExecutionStack?.find((entry) => entry.node?.name === webhookNode);
+		const orderId = (runData[webhookNode]?.[0]?.data ?? waiting?.data)?.main?.[0]?.[0]?.json?.body?.id;
 		const nodeErrors = Object.entries(runData).flatMap(([node, tasks]) =>
 			tasks.filter((task) => task.error !== undefined || task.executionStatus === 'error').map((task) => `${node}: ${task.error?.message ?? 'error'}`),
 		);

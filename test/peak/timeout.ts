@@ -81,6 +81,19 @@ async function stopMidRush(environment: TimeoutEnvironment, workflowId: string, 
 	return { asked: asked.length, endedFirst: answers.size - refused.length, refused, ids: asked.filter((id) => !answers.has(id)) };
 }
 
+/** How long n8n may take to store a stopped execution's run data after it ended: 2.41.1 marks it cancelled first. */
+const STOPPED_DATA_LIMIT_MS = 30_000;
+
+/** The orders of the stopped executions, once n8n has stored the webhook's output of each (or the limit passed). */
+async function ordersOfStopped(environment: TimeoutEnvironment, workflowId: string, stoppedIds: ReadonlySet<string>): Promise<Set<string | undefined>> {
+	const deadline = Date.now() + STOPPED_DATA_LIMIT_MS;
+	for (;;) {
+		const stopped = (await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook')).filter((outcome) => stoppedIds.has(outcome.id));
+		if (stopped.every((outcome) => outcome.orderId !== undefined) || Date.now() > deadline) return new Set(stopped.map((outcome) => outcome.orderId));
+		await sleep(1_000);
+	}
+}
+
 export async function measureTimeout(environment: TimeoutEnvironment, workflow: RushWorkflow<'timeout'>, settings: RushSettings['timeout']): Promise<TimeoutFigures> {
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
@@ -107,8 +120,7 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 	const stoppedIds = new Set(stops.ids);
 	const rushIds = new Set(rushRows.filter((row) => Number(row.id) > lastWarmUp).map((row) => row.id));
 	// A stop is obeyed: its orders wait for a person, unless another delivery of them went.
-	const rushOutcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
-	const withheld = new Set(rushOutcomes.filter((outcome) => stoppedIds.has(outcome.id)).map((outcome) => outcome.orderId));
+	const withheld = await ordersOfStopped(environment, workflowId, stoppedIds);
 	const owed = orders.filter((order) => !withheld.has(String(order.id)));
 	const withheldOrders = orders.filter((order) => withheld.has(String(order.id)));
 	const rows = await whileRetrying(environment.store(), workflowId, {
