@@ -35,6 +35,9 @@
  * Wait Seconds no longer than the pacing interval. Each excused problem is counted per check, for
  * the run to print. The checks of time are in timingChecks.ts.
  */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { beforeTimeoutMs } from '../../nodes/MailingPlatform/actions/transaction/waits';
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import type { RequestRecord } from './model';
 import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
@@ -105,7 +108,8 @@ function cancelledWithWorkUnderWay(world: World, order: string): boolean {
 	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
 	return world.executions.some(({ index, delivery, cancelledBy, startedAtMs = 0, cancelledAtMs = 0 }) => {
 		if (cancelledBy !== 'timeout' || !delivery.orders.includes(order)) return false;
-		const stoppedWaitingAtMs = startedAtMs + timeoutMs - Math.min(5000, timeoutMs / 3);
+		// Create's own deadline, as it reads the workflow's setting.
+		const stoppedWaitingAtMs = beforeTimeoutMs({ getWorkflowSettings: () => ({ executionTimeout: timeoutMs / 1000 }) } as unknown as IExecuteFunctions, startedAtMs);
 		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => startMs <= cancelledAtMs && endMs >= stoppedWaitingAtMs;
 		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
 	});
