@@ -27,6 +27,9 @@ export class FaultInjector {
 	/** Latency added to every answer, in milliseconds. */
 	delayMs = 0;
 
+	/** Until this settles, no answer is sent: a service slower than any wait a test measures (`holdAnswers`). */
+	answersHeld: Promise<void> | undefined = undefined;
+
 	/** Latency added per megabyte of the request's body, as a service that reads and queues it at that speed. */
 	msPerMegabyte = 0;
 
@@ -72,9 +75,23 @@ export class FaultInjector {
 		this.faults.push({ kind: 'drop', remaining: count, ...options });
 	}
 
+	private releaseAnswers = () => {};
+
+	/** Holds every answer, of requests under way and to come, until the returned function (or `reset`) is called. */
+	holdAnswers(): () => void {
+		this.answersHeld = new Promise<void>((resolve) => (this.releaseAnswers = resolve));
+		return () => this.releaseHeldAnswers();
+	}
+
+	private releaseHeldAnswers(): void {
+		this.answersHeld = undefined;
+		this.releaseAnswers();
+	}
+
 	reset(): void {
 		this.faults = [];
 		this.delayMs = 0;
+		this.releaseHeldAnswers();
 		this.msPerMegabyte = 0;
 		this.entityLimitBytes = 9_000_000;
 		this.reportWrapper = 'reports';

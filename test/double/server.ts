@@ -164,6 +164,7 @@ export class ServiceDouble {
 		const fault = this.faults.take(rawPath);
 		const delayMs = this.faults.delayMs + (record.bodyBytes / 1_000_000) * this.faults.msPerMegabyte;
 		if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+		await this.faults.answersHeld;
 		if (fault?.kind === 'drop') {
 			if (fault.afterProcessing === true) await this.answer(req, url, rawPath, record, body);
 			record.status = -1;
