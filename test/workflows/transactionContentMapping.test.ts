@@ -84,6 +84,7 @@ describe('transaction › create with content mapped onto the generic order type
 		expect(result.main[1]).toEqual({
 			queued: false,
 			outcomeUnknown: false,
+			notSentYet: false,
 			contact: {},
 			error: 'Content Fields: order.tax_rate must be a number, not the text "12,5"',
 			message: 'Write numbers with a decimal point and without thousands separators, e.g. 1234.5.',

@@ -80,6 +80,7 @@ describe('transaction › create in a workflow: input and refusals', () => {
 			expect(result.main[1]).toEqual({
 				queued: false,
 				outcomeUnknown: false,
+				notSentYet: false,
 				contact: {},
 				error: 'Permission is 1 (none): no mail may be sent to a contact with it. Use 2 to 6',
 				message: 'Fix it in the input or in the node’s fields.',

@@ -297,10 +297,10 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const second = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0), order(1)], onError: 'continueRegularOutput' });
 
 		expect(performance.now() - startedMs).toBeGreaterThanOrEqual(1000);
-		expect(second.main[0]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-0' });
+		expect(second.main[0]).toMatchObject({ queued: false, outcomeUnknown: false, notSentYet: true, deduplicationKey: 'A-0' });
 		expect(second.main[0].error).toContain('another execution of this node was sending a transaction with the same Deduplication Key');
 		expect(second.main[0].message).toContain('Running it again sends it once, unless that execution queued the same transaction: then a re-run skips it.');
-		expect(second.main[1]).toMatchObject({ queued: false, outcomeUnknown: false, deduplicationKey: 'A-1' });
+		expect(second.main[1]).toMatchObject({ queued: false, outcomeUnknown: false, notSentYet: true, deduplicationKey: 'A-1' });
 		expect(second.main[1].error).toBe("Not sent: it waited 1 s for the account's requests (Max Wait Seconds) because another execution was sending a transaction with the same Deduplication Key (item 1)");
 		answer();
 		expect((await first).main[0]).toMatchObject({ queued: true });

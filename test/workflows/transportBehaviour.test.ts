@@ -64,7 +64,7 @@ describe('transport behaviour in a workflow', () => {
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 		expect(result.main).toHaveLength(2);
 		for (const item of result.main) {
-			expect(item).toMatchObject({ queued: false, outcomeUnknown: true });
+			expect(item).toMatchObject({ queued: false, outcomeUnknown: true, notSentYet: false });
 			expect(item.error).toContain("Injected 500; the request's outcome is unknown");
 			expect(item.message).toContain('It was not sent again');
 			expect(item.message).toContain('Attempts made: 1.');

@@ -11,7 +11,7 @@ import { counted, thousands } from '../../helpers/numbers';
 import type { ServiceError } from '../../transport/errors';
 import { serviceError } from '../../transport/errors';
 import type { KeyOutcome, Outcome } from './results';
-import { alreadyQueued } from './results';
+import { alreadyQueued, sendsOnRetry } from './results';
 
 function joined(...texts: unknown[]): string {
 	return texts.filter((text) => typeof text === 'string' && text !== '').join(' ');
@@ -110,7 +110,9 @@ export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Ou
 	const noteOf = (itemIndex: number, outcome: Outcome) => (keys === undefined ? '' : keyNote(keys[itemIndex], outcome, keyOutcomeOf.get(itemIndex)));
 	const failed = (itemIndex: number, outcome: Outcome, error: NodeError): ItemResult => {
 		const outcomeUnknown = outcome.kind === 'failed' && outcome.error.outcomeUnknown;
-		return { error, json: { queued: false, outcomeUnknown, contact: contactIn(itemIndex), ...keyField(itemIndex) }, pairedItem: paired(itemIndex) };
+		// What a workflow branches on to send it later: the service did not get it, for a cause that passes.
+		const notSentYet = sendsOnRetry(outcome);
+		return { error, json: { queued: false, outcomeUnknown, notSentYet, contact: contactIn(itemIndex), ...keyField(itemIndex) }, pairedItem: paired(itemIndex) };
 	};
 	const refusalError = (itemIndex: number, outcome: Outcome & { kind: 'refused' }): NodeError => {
 		const error = itemError(context.getNode(), outcome.problem, itemIndex);
