@@ -13,6 +13,7 @@
  * under way at the kill may stay unknown. No order may be queued twice, and no more may stay
  * unsent than the requests under way at the kill carried.
  */
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { RequestBudget } from '../double/budget';
@@ -26,9 +27,15 @@ import type { RushWorkflow } from './rushWorkflows';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
+/** How long after n8n serves again the orders may take to be queued (issue 57): a crashed execution's retry waits 3 minutes, then the example's minute. */
+const QUEUED_WITHIN_MS = 300_000;
 
 export interface CrashEnvironment {
 	double: ServiceDouble;
+	/** The process the signal ends, as the report names it: n8n itself, or in queue mode one worker or the main instance. */
+	ended?: string;
+	/** How long n8n may take after the restart to mark the executions the signal took as crashed (`RECOVERY_LIMIT_MS` unless said). */
+	recoveryLimitMs?: number;
 	webhookBase: string;
 	/** n8n's executions as the running n8n has them (read anew after the restart). */
 	store(): ExecutionStore;
@@ -38,6 +45,11 @@ export interface CrashEnvironment {
 	restart(): Promise<void>;
 	/** Sets up and publishes the README's retry of the executions of the workflow with this id. */
 	installRetry(shopWorkflowId: string): Promise<void>;
+	/**
+	 * The example `installRetry` sets up, where not the retry of failed and crashed executions:
+	 * queue mode's delivers orders again instead, and leaves the executions a killed worker took failed.
+	 */
+	sendsAgain?: { example: string; byRetry: boolean };
 }
 
 
@@ -46,6 +58,12 @@ export type EndSignal = 'SIGKILL' | 'SIGTERM';
 
 export interface CrashFigures {
 	signal: EndSignal;
+	/** What the signal ended (CrashEnvironment.ended). */
+	ended: string;
+	/** The shop workflow's name. */
+	workflow: string;
+	/** What sends again what n8n did not send (CrashEnvironment.sendsAgain). */
+	sendsAgain: { example: string; byRetry: boolean };
 	orders: number;
 	/** Deliveries the kill cut off before n8n answered 200: the shop delivers them again. */
 	unanswered: number;
@@ -63,14 +81,16 @@ export interface CrashFigures {
 	/** The example's retries of what failed or crashed: executions retried, those left failed or crashed (with why), those n8n left "new" or "running". */
 	retries: { retried: number; failedAtEnd: number; reasons: string[]; leftNew: number; leftRunning: number };
 	restartSeconds: number;
+	/** From n8n serving again (the cause's end) to the last transaction the service queued. */
+	secondsToLastQueued: number;
 }
 
 /** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
 const RECOVERY_LIMIT_MS = 60_000;
 
 /** The executions of before the kill once n8n's recovery has marked them: none left "running", or the limit passed. */
-async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarmUp: number): Promise<ExecutionRow[]> {
-	const deadline = Date.now() + RECOVERY_LIMIT_MS;
+async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarmUp: number, limitMs: number): Promise<ExecutionRow[]> {
+	const deadline = Date.now() + limitMs;
 	for (;;) {
 		const rows = (await store.list(workflowId)).filter((row) => Number(row.id) > lastWarmUp);
 		if (rows.every((row) => row.status !== 'running') || Date.now() > deadline) return rows;
@@ -78,7 +98,7 @@ async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarm
 	}
 }
 
-export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<'crash' | 'stop'>, settings: RushSettings['crash' | 'stop'], signal: EndSignal): Promise<CrashFigures> {
+export async function measureCrash(environment: CrashEnvironment, workflow: RushWorkflow<string>, settings: RushSettings['crash' | 'stop'], signal: EndSignal): Promise<CrashFigures> {
 	const prefix = signal === 'SIGKILL' ? 'CRASH' : 'STOP';
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
@@ -107,9 +127,10 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	double.budget = undefined;
 	await untilWebhookServes(url, shopOrders(`${prefix}-W-AFTER`, 1)[0]); // its webhooks come up after its editor
 	const restartSeconds = (Date.now() - restartedAt) / 1000;
+	const servingAgainMs = performance.now();
 	const store = environment.store();
 	// The shop delivers nothing again: what n8n answered and did not send is retried by the example, on its own.
-	const first = await afterRecovery(store, workflow.file.id, lastWarmUp);
+	const first = await afterRecovery(store, workflow.file.id, lastWarmUp, environment.recoveryLimitMs ?? RECOVERY_LIMIT_MS);
 	double.budget = new RequestBudget(settings.budget);
 	// A call the kill cut off before n8n answered 200 the shop delivers again, as Shopify retries a failed answer.
 	const unanswered = new Set(deliveries.filter((delivery) => delivery.problem !== undefined).map((delivery) => delivery.orderId));
@@ -138,8 +159,12 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
 	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
+	const lastQueuedMs = Math.max(servingAgainMs, ...posts.filter((request) => request.status === 200).map((request) => request.receivedAtMs));
 	return {
 		signal,
+		ended: environment.ended ?? 'n8n',
+		workflow: workflow.file.name,
+		sendsAgain: environment.sendsAgain ?? { example: RETRY_EXAMPLE, byRetry: true },
 		orders: plan.length,
 		unanswered: unanswered.size,
 		exitSeconds,
@@ -158,6 +183,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
 		},
 		restartSeconds,
+		secondsToLastQueued: (lastQueuedMs - servingAgainMs) / 1000,
 	};
 }
 
@@ -168,16 +194,17 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
 		// n8n's limit: an execution it created and had not started at the kill stays "new" after its restart, and n8n refuses to retry it (one order each).
 		queued.never > figures.ordersUnderWay + retries.leftNew ? `${queued.never} orders never queued, more than the requests under way at the kill carried (${figures.ordersUnderWay}) and the executions n8n left "new" (${retries.leftNew})` : '',
-		retries.failedAtEnd > 0 ? `${retries.failedAtEnd} executions left failed or crashed, not retried` : '',
+		figures.sendsAgain.byRetry && retries.failedAtEnd > 0 ? `${retries.failedAtEnd} executions left failed or crashed, not retried` : '',
+		figures.secondsToLastQueued > QUEUED_WITHIN_MS / 1000 ? `the last order queued ${figures.secondsToLastQueued.toFixed(0)} s after n8n served again` : '',
 	].filter(Boolean);
 	const { rate, burst, retryAfter } = settings.budget;
 	const lines = [
-		`${figures.signal === 'SIGKILL' ? 'Crash' : 'Stop'} mid-rush, the shop delivering once: Create with the order id as Deduplication Key, orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
-			`n8n ${figures.signal === 'SIGKILL' ? 'killed (SIGKILL)' : 'stopped (SIGTERM, as an orchestrator stops it)'} ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then, ${figures.unanswered} of them cut off before n8n answered and delivered again after, as a shop retries a failed answer; exited ${figures.exitSeconds.toFixed(0)} s later), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, nothing delivered again, no one acting:`,
+		`${figures.signal === 'SIGKILL' ? 'Crash' : 'Stop'} mid-rush, the shop delivering once: "${figures.workflow}", orders at ${settings.ordersPerSecond} per second, the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ` +
+			`${figures.ended} ${figures.signal === 'SIGKILL' ? 'killed (SIGKILL)' : 'stopped (SIGTERM, as an orchestrator stops it)'} ${settings.killAfterMs / 1000} s in (${figures.orders} orders delivered by then, ${figures.unanswered} of them cut off before n8n answered and delivered again after, as a shop retries a failed answer; exited ${figures.exitSeconds.toFixed(0)} s later), started again (${figures.restartSeconds.toFixed(0)} s until its webhook served), the README's ${figures.sendsAgain.byRetry ? 'retry' : 'delivery again'} (${figures.sendsAgain.example}) published with the shop workflow, nothing delivered again, no one acting:`,
 		`  taken by n8n before the kill ${figures.takenBeforeKill} (at the end ${Object.entries(figures.endedAs).map(([status, count]) => `${status} ${count}`).join(', ')}); ` +
-			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; n8n's retries ${retries.retried}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's recovery ${retries.leftRunning}`,
+			`requests under way at the kill ${figures.requestsUnderWay}, carrying ${figures.ordersUnderWay} orders; ${figures.sendsAgain.byRetry ? "n8n's retries" : 'deliveries again'} ${retries.retried}; left "new" (created, never started, not retryable) ${retries.leftNew}, left "running" by n8n's recovery ${retries.leftRunning}`,
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
-			`the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+			`the last ${figures.secondsToLastQueued.toFixed(0)} s after n8n served again; the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...retries.reasons.map((reason) => `    ${reason}`),
 	];
 	return { lines, passed: failures.length === 0 };

@@ -26,6 +26,8 @@ export interface ScenarioFigures {
 	failed: number;
 	/** Deliveries without an execution in n8n's database. */
 	missing: number;
+	/** Deliveries the double refused (did not queue): the strict arrangement fails their executions on purpose, with the reason. */
+	refusedDeliveries: number;
 	/** POSTs n8n did not answer with 200. */
 	webhookProblems: number;
 	/** Orders whose executions (by the order their webhook received) differ in number from their deliveries. */
@@ -103,6 +105,7 @@ export function judge(input: {
 		executions: outcomes.length,
 		failed: failedOutcomes.length,
 		missing: Math.max(0, ledger.deliveries.length - outcomes.length),
+		refusedDeliveries: [...ledger.refusedOf.values()].reduce((sum, count) => sum + count, 0),
 		webhookProblems: problems.length,
 		unmatched: ledger.orderIds.filter((id) => (handled.get(id) ?? 0) !== ledger.deliveriesOf.get(id)).length,
 		offPlainExpectation: ledger.orderIds.filter((id) => timesQueued(id) !== (ledger.deliveriesOf.get(id) ?? 0) - (ledger.refusedOf.get(id) ?? 0)).length,
@@ -124,9 +127,14 @@ export function judge(input: {
 	return figures;
 }
 
-/** Whether a run sent every order exactly once with nothing failed: what the key and the strict arrangement must show. */
+/**
+ * Whether a run sent every order exactly once with nothing failed: what the key and the strict
+ * arrangement must show. The strict arrangement fails the execution of each delivery the service
+ * refused, naming the reason, as its example says: exactly those, no more.
+ */
 export function sentEachOnce(figures: ScenarioFigures): boolean {
-	return figures.doubled === 0 && figures.lost === 0 && figures.failed === 0 && figures.missing === 0 && figures.webhookProblems === 0;
+	const failedOnPurpose = figures.variant === 'strict' ? figures.refusedDeliveries : 0;
+	return figures.doubled === 0 && figures.lost === 0 && figures.failed === failedOnPurpose && figures.missing === 0 && figures.webhookProblems === 0;
 }
 
 /**

@@ -20,7 +20,7 @@ const WATCHING_NODE = 'Executions of the Shop Workflow';
 /** What the key may do, as a user ticks it: list, read and retry executions. */
 const SCOPES = ['execution:list', 'execution:read', 'execution:retry'];
 
-type Session = Awaited<ReturnType<typeof signedIn>>;
+export type Session = Awaited<ReturnType<typeof signedIn>>;
 
 async function call<T>({ base, headers }: Session, path: string, body?: unknown): Promise<T> {
 	const response = await fetch(`${base}/rest${path}`, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -28,23 +28,33 @@ async function call<T>({ base, headers }: Session, path: string, body?: unknown)
 	return ((await response.json()) as { data: T }).data;
 }
 
-/** Sets up the example to retry the executions of `shopWorkflowId` on the n8n at `port`, and publishes it; answers its workflow's id. */
-export async function installRetryExample(port: number, shopWorkflowId: string): Promise<string> {
-	// One sign-in for every call: each costs n8n a password hash.
-	const session = await signedIn(port);
-	const scopes = (await call<string[]>(session, '/api-keys/scopes')).filter((scope) => SCOPES.includes(scope));
-	const { rawApiKey } = await call<{ rawApiKey: string }>(session, '/api-keys', { label: `Retry orders not sent ${shopWorkflowId}`, expiresAt: null, scopes });
-	const credential = await call<{ id: string; name: string }>(session, '/credentials', {
+/** An n8n API credential holding a new API key with `scopes`, created as a user does in Settings › n8n API. */
+export async function n8nApiCredential(session: Session, port: number, label: string, scopes: readonly string[]): Promise<{ id: string; name: string }> {
+	const granted = (await call<string[]>(session, '/api-keys/scopes')).filter((scope) => scopes.includes(scope));
+	const { rawApiKey } = await call<{ rawApiKey: string }>(session, '/api-keys', { label, expiresAt: null, scopes: granted });
+	return await call<{ id: string; name: string }>(session, '/credentials', {
 		name: 'n8n API',
 		type: 'n8nApi',
 		data: { apiKey: rawApiKey, baseUrl: `http://localhost:${port}/api/v1` },
 	});
-	const example = JSON.parse(await readFile(join(projectRoot, RETRY_EXAMPLE), 'utf8')) as WorkflowFile;
-	for (const node of example.nodes) {
-		if (API_NODES.includes(node.name)) node.credentials = { n8nApi: { id: credential.id, name: credential.name } };
-		if (node.name === WATCHING_NODE) (node.parameters.filters as Record<string, unknown>).workflowId = { __rl: true, mode: 'id', value: shopWorkflowId };
-	}
+}
+
+/** Creates the example workflow as `fill` changed it, and publishes it; answers its id. */
+export async function createPublished(session: Session, port: number, examplePath: string, fill: (node: WorkflowFile['nodes'][number]) => void): Promise<string> {
+	const example = JSON.parse(await readFile(join(projectRoot, examplePath), 'utf8')) as WorkflowFile;
+	for (const node of example.nodes) fill(node);
 	const { id } = await call<{ id: string }>(session, '/workflows', { name: example.name, nodes: example.nodes, connections: example.connections, settings: example.settings, active: false });
 	await publishWorkflows(port, [id]);
 	return id;
+}
+
+/** Sets up the example to retry the executions of `shopWorkflowId` on the n8n at `port`, and publishes it; answers its workflow's id. */
+export async function installRetryExample(port: number, shopWorkflowId: string): Promise<string> {
+	// One sign-in for every call: each costs n8n a password hash.
+	const session = await signedIn(port);
+	const credential = await n8nApiCredential(session, port, `Retry orders not sent ${shopWorkflowId}`, SCOPES);
+	return await createPublished(session, port, RETRY_EXAMPLE, (node) => {
+		if (API_NODES.includes(node.name)) node.credentials = { n8nApi: { id: credential.id, name: credential.name } };
+		if (node.name === WATCHING_NODE) (node.parameters.filters as Record<string, unknown>).workflowId = { __rl: true, mode: 'id', value: shopWorkflowId };
+	});
 }

@@ -18,6 +18,8 @@ export interface ClusterSettings {
 	logFolder: string;
 	postgresPort: number;
 	redisPort: number;
+	/** The main instance's HTTP port, the same across its restarts: the address of its webhooks and API for every process. */
+	mainPort: number;
 	/** Every process started, appended at once, so that a failed start is stopped too. */
 	started: BackgroundProcess[];
 }
@@ -45,6 +47,10 @@ export async function queueEnvironment(settings: ClusterSettings, name: string, 
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(settings.redisPort),
+		// Where workers' executions reach main's webhooks and API ($execution.resumeUrl), as a queue-mode setup sets it.
+		WEBHOOK_URL: `http://127.0.0.1:${settings.mainPort}/`,
+		// The README's one setting for queue mode: a killed worker's executions are marked crashed, and so retried, within a minute (n8n's default: 180).
+		N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '1',
 		N8N_LOG_OUTPUT: 'console,file',
 		N8N_LOG_FILE_LOCATION: join(settings.logFolder, `${name}.log`),
 		...own,
@@ -82,7 +88,7 @@ export async function waitUntilPublished(postgresPort: number): Promise<void> {
 
 /** Starts the main instance; resolves once every published workflow is activated. */
 export async function startMain(settings: ClusterSettings): Promise<N8nInstance> {
-	const port = await freePort();
+	const port = settings.mainPort;
 	const env = await queueEnvironment(settings, 'main', { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1' });
 	const process = startN8nServer(env);
 	settings.started.push(process);

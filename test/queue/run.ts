@@ -5,9 +5,10 @@
  * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
- * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush]
+ * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush] [crash]
  * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder;
- * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does)
+ * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does; `crash`
+ * the README's queue-mode setup through a killed worker and a stopped main instance alone, crashes.ts)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -16,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 
 import {
 	ensureN8nInstalled,
+	freePort,
 	importCredentials,
 	importWorkflows,
 	installCommunityPackage,
@@ -30,6 +32,7 @@ import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, stopMain, type ClusterSettings, type N8nInstance } from './cluster';
 import { startCollector } from './collector';
+import { describeQueueCrashes, queueCrashWorkflows, runQueueCrashes } from './crashes';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
@@ -59,7 +62,13 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
 /** Filled in as the run goes, so that a failed run still shows what it measured. */
 const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], mainStops: [], peak: [] };
 
-async function main(keep: boolean, rushOnly: boolean): Promise<void> {
+/** Which parts run: everything, or the rush or the crashes alone (with what they need). */
+interface Parts {
+	rushOnly: boolean;
+	crashOnly: boolean;
+}
+
+async function main(keep: boolean, { rushOnly, crashOnly }: Parts): Promise<void> {
 	figures.n8nVersion = selectedN8nVersion();
 	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
 	const postgresSource = postgresSourceFor(figures.n8nVersion);
@@ -87,7 +96,7 @@ async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 		const postgres = await startPostgres(postgresSource, scratch, started);
 		figures.postgresVersion = await serverVersion(postgres.port);
 		const redis = await startRedis(scratch, started);
-		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port, started };
+		const settings: ClusterSettings = { userFolder, logFolder, postgresPort: postgres.port, redisPort: redis.port, mainPort: await freePort(), started };
 
 		log('Packing the package and installing it into the shared user folder as a community package ...');
 		await installCommunityPackage(userFolder, await packProject(join(scratch, 'pack')));
@@ -97,12 +106,13 @@ async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 		const credential = sandboxCredential(double);
 		const runs = peakRuns(credential);
 		const rush = queueRushRuns(credential, double, rushSettingsFor(figures.n8nVersion));
-		log(`Importing the credentials and ${runs.length + rush.runs.length + 2} workflows, publishing the orders and blocks workflows ...`);
+		const crashWorkflows = queueCrashWorkflows(credential);
+		log(`Importing the credentials and ${runs.length + rush.runs.length + 4} workflows, publishing the orders and blocks workflows ...`);
 		const cliEnv = await queueEnvironment(settings, 'cli');
 		await importCredentials([credential, orderCounterCredential(redis.port), rush.credential], cliEnv, scratch);
 		const workflowFolder = join(scratch, 'workflows');
 		await mkdir(workflowFolder);
-		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rush.runs.map((run) => run.workflow.file)]) {
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rush.runs.map((run) => run.workflow.file), ...Object.values(crashWorkflows).map((workflow) => workflow.file)]) {
 			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowFolder, cliEnv);
@@ -164,9 +174,8 @@ async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 		};
 		log('Warming up with 20 orders ...');
 		await runOrders(context(), 'WARMUP', 20);
-		if (rushOnly) await startWorker2();
+		if (rushOnly || crashOnly) await startWorker2();
 		else await checksBeforeTheRush();
-		log('A shop\'s rush across the workers against the account\'s request budget ...');
 		let workerConcurrency = DEFAULT_CONCURRENCY;
 		const useWorkerConcurrency = async (concurrency: number) => {
 			if (concurrency === workerConcurrency) return;
@@ -175,9 +184,38 @@ async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 			workers.splice(0, workers.length, ...(await Promise.all(workers.map((_, index) => startWorker(settings, index + 1, concurrency)))));
 			workerConcurrency = concurrency;
 		};
-		figures.rush = await runQueueRush({ ...peakContext, useWorkerConcurrency }, rush, rushSettingsFor(figures.n8nVersion), log);
-		const broken = [...peakFailures(figures.peak), ...queueRushFailures(figures.rush)];
-		if (broken.length > 0) throw new Error(`Orders arriving together or in a rush: ${broken.join('; ')}`);
+		const broken: string[] = [];
+		if (!crashOnly) {
+			log('A shop\'s rush across the workers against the account\'s request budget ...');
+			figures.rush = await runQueueRush({ ...peakContext, useWorkerConcurrency }, rush, rushSettingsFor(figures.n8nVersion), log);
+			broken.push(...peakFailures(figures.peak), ...queueRushFailures(figures.rush));
+		}
+		if (!rushOnly) {
+			await useWorkerConcurrency(DEFAULT_CONCURRENCY);
+			const crashContext = {
+				double,
+				postgresPort: postgres.port,
+				mainPort: settings.mainPort,
+				main: () => main,
+				async stopMain(signal: 'SIGTERM' | 'SIGKILL') {
+					figures.mainStops.push(await stopMain(main, signal, postgres.port));
+				},
+				async startMain() {
+					main = await startMain(settings);
+				},
+				async killWorker() {
+					const [worker] = workers;
+					if (worker.process.child.pid !== undefined) process.kill(-worker.process.child.pid, 'SIGKILL');
+					await worker.process.exited;
+				},
+				async startWorker() {
+					workers[0] = await startWorker(settings, 1, workerConcurrency);
+				},
+			};
+			figures.crashes = await runQueueCrashes(crashContext, crashWorkflows, rushSettingsFor(figures.n8nVersion).crash, log);
+			broken.push(...describeQueueCrashes(figures.crashes).failures);
+		}
+		if (broken.length > 0) throw new Error(`Orders arriving together, in a rush or through a crash: ${broken.join('; ')}`);
 	} finally {
 		const stopping = performance.now();
 		await shutdown();
@@ -187,9 +225,9 @@ async function main(keep: boolean, rushOnly: boolean): Promise<void> {
 }
 
 /** The run, then the proof that it left nothing running, whether it passed or not. */
-async function runAndCheckLeftovers(keep: boolean, rushOnly: boolean): Promise<void> {
+async function runAndCheckLeftovers(keep: boolean, parts: Parts): Promise<void> {
 	let failure: unknown;
-	await main(keep, rushOnly).catch((error) => (failure = error));
+	await main(keep, parts).catch((error) => (failure = error));
 	const left = groupsStillRunning(started);
 	figures.processGroupsLeft = left.length;
 	if (left.length > 0) console.error(`Process groups still running after the stop: ${left.join(', ')}`);
@@ -205,7 +243,7 @@ function runHere(): void {
 	}, OVERALL_LIMIT_MS);
 	watchdog.unref();
 	const t0 = performance.now();
-	runAndCheckLeftovers(process.argv.includes('--keep'), process.argv.includes('rush')).then(
+	runAndCheckLeftovers(process.argv.includes('--keep'), { rushOnly: process.argv.includes('rush'), crashOnly: process.argv.includes('crash') }).then(
 		() => {
 			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
 			log('queue mode: all checks passed');
