@@ -126,6 +126,23 @@ export class ServiceDouble {
 		return this.requests.filter((request) => request.rawPath.startsWith(prefix));
 	}
 
+	/** Refuses every connection from now on, as a service whose host is down: nothing listens on its port until `listenAgain`. */
+	async stopListening(): Promise<void> {
+		await this.close();
+	}
+
+	/** Listens again on the port it had. */
+	async listenAgain(): Promise<void> {
+		const { port } = new URL(this.baseUrl);
+		await new Promise<void>((resolve, reject) => {
+			this.server.once('error', reject);
+			this.server.listen(Number(port), '127.0.0.1', () => {
+				this.server.off('error', reject);
+				resolve();
+			});
+		});
+	}
+
 	async close(): Promise<void> {
 		if (!this.server.listening) return;
 		for (const socket of this.sockets) socket.destroy();

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, shopOrders, untilWebhookServes } from './delivery';
-import { type ExecutionRow, type ExecutionStore, leftUnretried, readOutcomes, tally, waitUntilEnded, whileRetrying } from './executions';
+import { type ExecutionOutcome, type ExecutionRow, type ExecutionStore, leftUnretried, readOutcomes, tally, waitUntilEnded, whileRetrying } from './executions';
 import { RETRY_EXAMPLE } from './retryExample';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
@@ -80,6 +80,8 @@ export interface CrashFigures {
 	largestRequest: number;
 	/** The example's retries of what failed or crashed: executions retried, those left failed or crashed (with why), those n8n left "new" or "running". */
 	retries: { retried: number; failedAtEnd: number; reasons: string[]; leftNew: number; leftRunning: number };
+	/** What n8n recorded of the executions of the first few orders never queued: why each was not sent. */
+	neverNotes: string[];
 	restartSeconds: number;
 	/** From n8n serving again (the cause's end) to the last transaction the service queued. */
 	secondsToLastQueued: number;
@@ -87,6 +89,14 @@ export interface CrashFigures {
 
 /** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
 const RECOVERY_LIMIT_MS = 60_000;
+
+/** What n8n recorded of the executions of order `id`: why it was not sent. */
+function whatBecameOf(id: string, outcomes: readonly ExecutionOutcome[]): string {
+	const seen = outcomes
+		.filter((outcome) => outcome.orderId === id)
+		.map((outcome) => `execution ${outcome.id} ${outcome.status}: ${[...outcome.nodeErrors, ...outcome.itemNotes].join('; ') || 'nothing failed or skipped'}`);
+	return `${id}: ${seen.join(' | ') || 'no execution n8n kept names it (its input erased, or never recorded)'}`.slice(0, 600);
+}
 
 /** The executions of before the kill once n8n's recovery has marked them: none left "running", or the limit passed. */
 async function afterRecovery(store: ExecutionStore, workflowId: string, lastWarmUp: number, limitMs: number): Promise<ExecutionRow[]> {
@@ -182,6 +192,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 			leftRunning,
 			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
 		},
+		neverNotes: queuedTimes(double, planOrders).neverIds.slice(0, 3).map((id) => whatBecameOf(id, outcomes)),
 		restartSeconds,
 		secondsToLastQueued: (lastQueuedMs - servingAgainMs) / 1000,
 	};
@@ -206,6 +217,7 @@ export function describeCrash(figures: CrashFigures, settings: RushSettings['cra
 		`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; ` +
 			`the last ${figures.secondsToLastQueued.toFixed(0)} s after n8n served again; the largest request carried ${figures.largestRequest}: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		...retries.reasons.map((reason) => `    ${reason}`),
+		...figures.neverNotes.map((note) => `    never queued: ${note}`),
 	];
 	return { lines, passed: failures.length === 0 };
 }

@@ -15,7 +15,7 @@ import type { CrashEnvironment } from './crash';
 import { readOutcomes, tally, waitUntilEnded } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
-import type { RushWorkflow } from './rushWorkflows';
+import type { OutageCause, RushWorkflow } from './rushWorkflows';
 import { RETRY_EXAMPLE } from './retryExample';
 
 const SETTLE_LIMIT_MS = 10 * 60_000;
@@ -28,6 +28,7 @@ const QUEUED_WITHIN_MS = 300_000;
 export type OutageEnvironment = Pick<CrashEnvironment, 'double' | 'webhookBase' | 'store' | 'installRetry'>;
 
 export interface OutageFigures {
+	cause: OutageCause;
 	orders: number;
 	/** How the executions of the outage ended, and the orders queued during it. */
 	endedAs: Record<string, number>;
@@ -39,26 +40,30 @@ export interface OutageFigures {
 	secondsToLastQueued: number;
 }
 
-export async function measureOutage(environment: OutageEnvironment, workflow: RushWorkflow<'outage'>, settings: RushSettings['outage']): Promise<OutageFigures> {
+export async function measureOutage(environment: OutageEnvironment, workflow: RushWorkflow<OutageCause>, settings: RushSettings['outage']): Promise<OutageFigures> {
+	const cause = workflow.flow;
+	const prefix = cause === 'unavailable' ? 'OUTAGE' : 'UNREACHABLE';
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
 	const workflowId = workflow.file.id;
 	double.budget = undefined;
 	double.faults.reset();
-	const [probe] = shopOrders('OW', 1);
+	const [probe] = shopOrders(`${prefix}-W`, 1);
 	await untilWebhookServes(url, probe);
 	const before = await waitUntilEnded(environment.store(), workflowId, 1, SETTLE_LIMIT_MS);
 	const lastBefore = Math.max(...before.map((row) => Number(row.id)));
 	await environment.installRetry(workflowId);
 
-	const orders = shopOrders('OUTAGE', settings.orders);
-	double.faults.failNext(REFUSALS, 503, { match: 'transactions' });
+	const orders = shopOrders(prefix, settings.orders);
+	if (cause === 'unavailable') double.faults.failNext(REFUSALS, 503, { match: 'transactions' });
+	else await double.stopListening();
 	const outageEnds = Date.now() + settings.outageMs;
 	await deliverPlan(url, orders.map((order, index) => ({ atMs: (index * 1000) / settings.ordersPerSecond, order })));
 	const outageRows = await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastBefore);
 	const queuedDuringOutage = queuedTimes(double, orders);
 	await sleep(Math.max(0, outageEnds - Date.now()));
-	double.faults.reset();
+	if (cause === 'unavailable') double.faults.reset();
+	else await double.listenAgain();
 	const endedMs = performance.now();
 	const firstRequest = double.requests.length;
 
@@ -71,6 +76,7 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
 	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastBefore && !outageIds.has(outcome.id));
 	return {
+		cause,
 		orders: orders.length,
 		endedAs: tally(outcomes.filter((outcome) => outageIds.has(outcome.id)).map((outcome) => outcome.status)),
 		queuedDuringOutage: queuedDuringOutage.once + queuedDuringOutage.twice,
@@ -92,7 +98,7 @@ export function describeOutage(figures: OutageFigures, settings: RushSettings['o
 	].filter(Boolean);
 	return {
 		lines: [
-			`Outage, the shop delivering once: Create with the order id as Deduplication Key, On Error › Stop Workflow, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service answers 503 for ${settings.outageMs / 1000} s; the README's retry (${RETRY_EXAMPLE}, every minute) published, nothing delivered again, no one acting:`,
+			`Outage, the shop delivering once: Create with the order id as Deduplication Key, On Error › Stop Workflow, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${figures.cause === 'unavailable' ? 'answers 503' : 'refuses every connection'} for ${settings.outageMs / 1000} s; the README's retry (${RETRY_EXAMPLE}, every minute) published, nothing delivered again, no one acting:`,
 			`  during the outage: executions ended ${statuses(figures.endedAs)}, orders queued ${figures.queuedDuringOutage}; n8n's retries ${retries.retried} (${statuses(retries.endedAs)})`,
 			`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; the last ${figures.secondsToLastQueued.toFixed(0)} s after the outage's end: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		],

@@ -14,9 +14,9 @@
  * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
  * credential; without the key: that HTTP Request node).
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [timeout] [outage] [--n8n=VERSION] [--concurrency=N] [--compare] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash`, `timeout`, `outage` those parts; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage`, `unreachable` those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
  * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
  * HTTP Request node with the header written in it to the steady state's rounds, printed, not
@@ -78,6 +78,8 @@ interface Selection {
 	scenarios: Scenario[];
 	/** n8n's production concurrency limit (`N8N_CONCURRENCY_PRODUCTION_LIMIT`); none: n8n's default, no limit. */
 	concurrencyLimit?: number;
+	/** How long the outages last, where not the release's settings (`--outage-seconds=600`: the ten minutes of issue 57). */
+	outageSeconds?: number;
 	/** The steady state's rounds also hold the HTTP Request node with the header written in it (`--compare`). */
 	compare: boolean;
 	commonFlow: boolean;
@@ -88,9 +90,10 @@ interface Selection {
 	stop: boolean;
 	timeout: boolean;
 	outage: boolean;
+	unreachable: boolean;
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', 'outage'] as const;
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', 'outage', 'unreachable'] as const;
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -98,14 +101,18 @@ function select(args: string[]): Selection {
 	const concurrency = args.find((arg) => arg.startsWith('--concurrency='))?.slice('--concurrency='.length);
 	const concurrencyLimit = concurrency === undefined ? undefined : Number(concurrency);
 	if (concurrencyLimit !== undefined && !(Number.isInteger(concurrencyLimit) && concurrencyLimit > 0)) throw new Error(`--concurrency needs a whole number above 0, not ${concurrency}`);
+	const outageArgument = args.find((arg) => arg.startsWith('--outage-seconds='))?.slice('--outage-seconds='.length);
+	const outageSeconds = outageArgument === undefined ? undefined : Number(outageArgument);
+	if (outageSeconds !== undefined && !(Number.isInteger(outageSeconds) && outageSeconds > 0)) throw new Error(`--outage-seconds needs a whole number above 0, not ${outageArgument}`);
 	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
 	const compare = args.includes('--compare');
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outage: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, outageSeconds, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outage: true, unreachable: true };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
+		outageSeconds,
 		compare,
 		commonFlow: letters.length > 0,
 		rush: words.includes('rush'),
@@ -115,6 +122,7 @@ function select(args: string[]): Selection {
 		stop: words.includes('stop'),
 		timeout: words.includes('timeout'),
 		outage: words.includes('outage'),
+		unreachable: words.includes('unreachable'),
 	};
 }
 
@@ -133,7 +141,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage, unreachable: withUnreachable }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -157,7 +165,10 @@ async function main({ scenarios, concurrencyLimit, compare, commonFlow: withComm
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
-		const shapes = withBulk || withCrash || withStop || withTimeout || withOutage ? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage }) : undefined;
+		const shapes =
+			withBulk || withCrash || withStop || withTimeout || withOutage || withUnreachable
+				? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage, unreachable: withUnreachable, outageSeconds })
+				: undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 
 		const runs = scenarios.flatMap((scenario, index) =>

@@ -222,7 +222,10 @@ export function timeoutWorkflow(sandbox: Credential, executionTimeoutSeconds: nu
 	return workflow;
 }
 
+/** How the service is out: answering 503 to every request, or refusing every connection (nothing listens). */
+export type OutageCause = 'unavailable' | 'unreachable';
+
 /** Keyed Create with a short Max Wait Seconds, On Error › Stop Workflow (n8n's default): an outage longer than it fails the executions. */
-export function outageWorkflow(sandbox: Credential, maxWaitSeconds: number): RushWorkflow<'outage'> {
-	return webhookTo('outage', 'mpOutage', `keyed Create, Max Wait Seconds ${maxWaitSeconds}, an outage`, createNode(sandbox, { ...KEY, maxWaitSeconds }));
+export function outageWorkflow(sandbox: Credential, maxWaitSeconds: number, cause: OutageCause): RushWorkflow<OutageCause> {
+	return webhookTo(cause, 'mpOutage', `keyed Create, Max Wait Seconds ${maxWaitSeconds}, the service ${cause}`, createNode(sandbox, { ...KEY, maxWaitSeconds }));
 }

@@ -23,27 +23,31 @@ export interface ShapesOutcome {
 	stop?: CrashFigures;
 	timeout?: TimeoutFigures;
 	outage?: OutageFigures;
+	unreachable?: OutageFigures;
 	/** Seconds each part took. */
 	bulkSeconds: number;
 	crashSeconds: number;
 	stopSeconds: number;
 	timeoutSeconds: number;
 	outageSeconds: number;
+	unreachableSeconds: number;
 }
 
-export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; stop: boolean; timeout: boolean; outage: boolean }) {
-	const settings = rushSettingsFor(n8nVersion);
+export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, parts: { bulk: boolean; crash: boolean; stop: boolean; timeout: boolean; outage: boolean; unreachable: boolean; outageSeconds?: number }) {
+	const release = rushSettingsFor(n8nVersion);
+	const settings = parts.outageSeconds === undefined ? release : { ...release, outage: { ...release.outage, outageMs: parts.outageSeconds * 1000 } };
 	const { maxRequestBytes, maxWaitSeconds } = settings.bulk;
 	const bulk = parts.bulk ? bulkWorkflows(sandbox, { maxRequestBytes, maxWaitSeconds }) : undefined;
 	const crash = parts.crash ? crashWorkflow(sandbox, 'crash') : undefined;
 	const stop = parts.stop ? crashWorkflow(sandbox, 'stop') : undefined;
 	const timeout = parts.timeout ? timeoutWorkflow(sandbox, settings.timeout.executionTimeoutSeconds) : undefined;
-	const outage = parts.outage ? outageWorkflow(sandbox, settings.outage.maxWaitSeconds) : undefined;
+	const outage = parts.outage ? outageWorkflow(sandbox, settings.outage.maxWaitSeconds, 'unavailable') : undefined;
+	const unreachable = parts.unreachable ? outageWorkflow(sandbox, settings.outage.maxWaitSeconds, 'unreachable') : undefined;
 	return {
-		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(stop === undefined ? [] : [stop]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage])].map((workflow) => workflow.file),
+		workflowFiles: [...(bulk ?? []), ...(crash === undefined ? [] : [crash]), ...(stop === undefined ? [] : [stop]), ...(timeout === undefined ? [] : [timeout]), ...(outage === undefined ? [] : [outage]), ...(unreachable === undefined ? [] : [unreachable])].map((workflow) => workflow.file),
 
 		async run(environment: BulkEnvironment & CrashEnvironment & TimeoutEnvironment & OutageEnvironment, log: (line: string) => void): Promise<ShapesOutcome> {
-			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, stopSeconds: 0, timeoutSeconds: 0, outageSeconds: 0 };
+			const outcome: ShapesOutcome = { settings, bulkSeconds: 0, crashSeconds: 0, stopSeconds: 0, timeoutSeconds: 0, outageSeconds: 0, unreachableSeconds: 0 };
 			let started = performance.now();
 			if (bulk !== undefined) {
 				log(`Bulk: ${settings.bulk.orders.toLocaleString('en-US')} orders in one execution beside one-order executions ...`);
@@ -74,6 +78,12 @@ export function shapesPlan(sandbox: CredentialToImport, n8nVersion: string, part
 				outcome.outage = await measureOutage(environment, outage, settings.outage);
 				outcome.outageSeconds = (performance.now() - started) / 1000;
 			}
+			started = performance.now();
+			if (unreachable !== undefined) {
+				log(`Unreachable: keyed Create while the service refuses every connection past Max Wait Seconds, the README's retry workflow published ...`);
+				outcome.unreachable = await measureOutage(environment, unreachable, settings.outage);
+				outcome.unreachableSeconds = (performance.now() - started) / 1000;
+			}
 			return outcome;
 		},
 	};
@@ -85,15 +95,17 @@ export function describeShapesOutcome(outcome: ShapesOutcome): { lines: string[]
 	const stop = outcome.stop === undefined ? { lines: [], passed: true } : describeCrash(outcome.stop, outcome.settings.stop);
 	const timeout = outcome.timeout === undefined ? { lines: [], passed: true } : describeTimeout(outcome.timeout, outcome.settings.timeout);
 	const outage = outcome.outage === undefined ? { lines: [], passed: true } : describeOutage(outcome.outage, outcome.settings.outage);
+	const unreachable = outcome.unreachable === undefined ? { lines: [], passed: true } : describeOutage(outcome.unreachable, outcome.settings.outage);
 	const took = [
 		outcome.bulk === undefined ? '' : `the bulk ${outcome.bulkSeconds.toFixed(0)} s`,
 		outcome.crash === undefined ? '' : `the crash ${outcome.crashSeconds.toFixed(0)} s`,
 		outcome.stop === undefined ? '' : `the stop ${outcome.stopSeconds.toFixed(0)} s`,
 		outcome.timeout === undefined ? '' : `the timeout ${outcome.timeoutSeconds.toFixed(0)} s`,
 		outcome.outage === undefined ? '' : `the outage ${outcome.outageSeconds.toFixed(0)} s`,
+		outcome.unreachable === undefined ? '' : `the unreachable service ${outcome.unreachableSeconds.toFixed(0)} s`,
 	].filter(Boolean);
 	return {
-		lines: [...bulk.lines, ...crash.lines, ...stop.lines, ...timeout.lines, ...outage.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])],
-		passed: bulk.passed && crash.passed && stop.passed && timeout.passed && outage.passed,
+		lines: [...bulk.lines, ...crash.lines, ...stop.lines, ...timeout.lines, ...outage.lines, ...unreachable.lines, ...(took.length === 0 ? [] : [`Took: ${took.join(', ')}.`])],
+		passed: bulk.passed && crash.passed && stop.passed && timeout.passed && outage.passed && unreachable.passed,
 	};
 }

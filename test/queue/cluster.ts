@@ -49,8 +49,6 @@ export async function queueEnvironment(settings: ClusterSettings, name: string, 
 		QUEUE_BULL_REDIS_PORT: String(settings.redisPort),
 		// Where workers' executions reach main's webhooks and API ($execution.resumeUrl), as a queue-mode setup sets it.
 		WEBHOOK_URL: `http://127.0.0.1:${settings.mainPort}/`,
-		// The README's one setting for queue mode: a killed worker's executions are marked crashed, and so retried, within a minute (n8n's default: 180).
-		N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '1',
 		N8N_LOG_OUTPUT: 'console,file',
 		N8N_LOG_FILE_LOCATION: join(settings.logFolder, `${name}.log`),
 		...own,

@@ -177,7 +177,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: '',
 				placeholder: 'e.g. {{ $json.body.order_number }}',
 				description:
-					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true; orders not sent fail the execution (On Error › Stop Workflow), so that its retry sends them.',
+					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true; orders not sent fail the execution (On Error › Stop Workflow), so that its retry sends them, or under Continue say notSentYet: true.',
 			},
 			{
 				displayName: 'Dry Run',

@@ -209,10 +209,10 @@ export class KeyClaims {
 			else if (givenBack) this.claimed.set(itemIndex, now);
 			else if (answerLost) {
 				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
-				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason, unknown: true });
 			} else {
 				const reason = `Not sent: an earlier execution took this ${LABEL} and this node does not know whether the service queued its transaction (n8n may have stopped, the answer was lost, or in queue mode another worker is sending it now). Check in the platform whether its e-mail went out; to send it on purpose, run it once with another key, e.g. "${key}-again".`;
-				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason });
+				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason, unknown: true });
 			}
 		}
 		return skipped;

@@ -143,6 +143,8 @@ export function renderOutcomes(context: IExecuteFunctions, outcomes: readonly Ou
 				}
 				case 'skipped': {
 					const json: IDataObject = { queued: false, skipped: true, ...keyField(itemIndex), contact: contactIn(itemIndex), message: outcome.reason };
+					// What a workflow branches on: the service may have queued it, under an earlier execution.
+					if (outcome.unknown === true) json.outcomeUnknown = true;
 					results[itemIndex] = { json: dryRun ? { ...json, dryRun: true, transaction: transactions[itemIndex] } : json, pairedItem };
 					return;
 				}

@@ -25,7 +25,8 @@ interface RequestSummary {
 export type Outcome = { readonly itemIndexes: readonly number[] } & (
 	/** `passes`: the refusal was n8n's store's, which a later try may find working. */
 	| { kind: 'refused'; problem: unknown; passes?: boolean }
-	| { kind: 'skipped'; reason: string }
+	/** `unknown`: its key was taken by an execution whose outcome this one does not know: the service may or may not have queued it. */
+	| { kind: 'skipped'; reason: string; unknown?: boolean }
 	| { kind: 'packed'; request: RequestSummary }
 	/** `reports[i]` belongs to `itemIndexes[i]`. */
 	| { kind: 'reported'; reports: readonly QueueReport[] }
