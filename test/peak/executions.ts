@@ -103,9 +103,9 @@ export function tally(statuses: string[]): Record<string, number> {
  * own: until `settled` says the scenario's orders are where they can be, or `limitMs` passed,
  * then until every execution `counted` takes has ended. Returns those executions.
  */
-export async function whileRetrying(store: ExecutionStore, workflowId: string, { counted, settled, limitMs }: { counted: (row: ExecutionRow) => boolean; settled: () => boolean; limitMs: number }): Promise<ExecutionRow[]> {
+export async function whileRetrying(store: ExecutionStore, workflowId: string, { counted, settled, limitMs }: { counted: (row: ExecutionRow) => boolean; settled: () => boolean | Promise<boolean>; limitMs: number }): Promise<ExecutionRow[]> {
 	const deadline = Date.now() + limitMs;
-	while (!settled() && Date.now() < deadline) await sleep(1000);
+	while (!(await settled()) && Date.now() < deadline) await sleep(1000);
 	return await waitUntilEnded(store, workflowId, 0, limitMs, counted);
 }
 
