@@ -101,9 +101,9 @@ export class KeyClaims {
 	private readonly givenBack = new Set<number>();
 
 	/**
-	 * Keys this execution gave back after a refusal, its request not acted on: found taken again
-	 * with no mark, another process's overlapping write brought them back (n8n's store has no
-	 * lock), and they are still this execution's own. Never removed at the end, unlike `givenBack`:
+	 * Keys this execution gave back as their request went back to waiting, not acted on (refused,
+	 * or held back before it left): found taken again with no mark, another process's overlapping
+	 * write brought them back (n8n's store has no lock), and they are still this execution's own. Never removed at the end, unlike `givenBack`:
 	 * another process may have claimed them since.
 	 */
 	private readonly released = new Set<number>();
