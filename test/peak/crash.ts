@@ -76,9 +76,9 @@ export interface CrashFigures {
 	requestsUnderWay: number;
 	ordersUnderWay: number;
 	/**
-	 * Orders never queued whose execution said the outcome is unknown: the kill struck after their
-	 * key's claim was recorded and before their request left, or while it was under way (a
-	 * documented limit: the node cannot tell such a claim from a request that reached the service).
+	 * Orders never queued whose execution said the outcome is unknown, as documented limits: the
+	 * kill struck after their key's claim was recorded and before their request left, or in queue
+	 * mode another worker's overlapping write brought back a key given back after a refusal.
 	 */
 	unknownAtKill: number;
 	queued: { once: number; twice: number; never: number; neverIds: string[] };

@@ -307,17 +307,6 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().requestsTo('transactions')).toHaveLength(1);
 	});
 
-	it('sends an order whose key it gave back after a 429 and another process’s overlapping write brought back, instead of skipping it as taken by an earlier execution', async () => {
-		double().faults.failNext(1, 429, { match: 'transactions', retryAfter: '1' });
-		const run = runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
-		// The 429 answered, the key given back: a worker's write that read the history before brings it back.
-		while (double().requestsTo('transactions').length === 0 || processedData.remembers('key A-0')) await sleep(10);
-		processedData.seed(['key A-0']);
-
-		expect((await run).main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
-		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
-	});
-
 	it('lets the confirmations of orders arriving one after another ride the next orders’ claims, which go at once', async () => {
 		// Twelve one-order executions 50 ms apart, as a shop's steady stream of 20 orders a second.
 		const stream = range(12).map(async (number) => {

@@ -86,9 +86,9 @@ const rows: Row[] = [
 		},
 	},
 	{
-		// The key is back with no mark: this execution's own, brought back by another process's write (n8n's store has no lock), so it is sent.
+		// The key is back as if another delivery held it: sending it again could double another process's order, so it is skipped and said so.
 		position: 'a 429’s give-back of the key is undone by another process',
-		promised: 'queued',
+		promised: 'othersKey',
 		strike: (double) => {
 			double.faults.failNext(1, 429, { retryAfter: '0', match: 'transactions' });
 			processedData.planned.set(2, 'undo');

@@ -100,14 +100,6 @@ export class KeyClaims {
 	 */
 	private readonly givenBack = new Set<number>();
 
-	/**
-	 * Keys this execution gave back as their request went back to waiting, not acted on (refused,
-	 * or held back before it left): found taken again with no mark, another process's overlapping
-	 * write brought them back (n8n's store has no lock), and they are still this execution's own. Never removed at the end, unlike `givenBack`:
-	 * another process may have claimed them since.
-	 */
-	private readonly released = new Set<number>();
-
 	private constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly keys: readonly string[],
@@ -180,7 +172,6 @@ export class KeyClaims {
 			else {
 				this.claimed.set(itemIndex, now);
 				this.givenBack.delete(itemIndex);
-				this.released.delete(itemIndex);
 			}
 		}
 		if (found.length === 0) return [];
@@ -212,9 +203,9 @@ export class KeyClaims {
 		const skipped: Outcome[] = [];
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
-			const givenBack = [this.givenBack.delete(itemIndex), this.released.delete(itemIndex)].includes(true);
+			const givenBack = this.givenBack.delete(itemIndex);
 			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			// Its own key, whose give-back did not go through, or that another process's write brought back.
+			// Its own key, whose give-back did not go through.
 			else if (givenBack) this.claimed.set(itemIndex, now);
 			else if (answerLost) {
 				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
@@ -239,7 +230,6 @@ export class KeyClaims {
 		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
 			try {
 				await this.store.remove(mine.map((itemIndex) => this.entryOf(itemIndex)));
-				for (const itemIndex of mine) this.released.add(itemIndex);
 				return;
 			} catch {
 				// Tried again; after the last round, given back all the same (see above).
