@@ -27,7 +27,7 @@ import type { RushWorkflow } from './rushWorkflows';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
-/** How long after n8n serves again the orders may take to be queued (issue 57): a crashed execution's retry waits 3 minutes, then the example's minute. */
+/** How long after n8n serves again the orders may take to be queued (issue 57): the retry example's minute, or queue mode's delivery again after 3 minutes. */
 const QUEUED_WITHIN_MS = 300_000;
 
 export interface CrashEnvironment {
@@ -96,17 +96,20 @@ export interface CrashFigures {
 /** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
 const RECOVERY_LIMIT_MS = 60_000;
 
+/** What an execution said of its order: the errors nodes threw, and the items skipped or failed. */
+const notesOf = (outcome: ExecutionOutcome) => [...outcome.nodeErrors, ...outcome.itemNotes];
+
 /** How many of `ids` an execution said were of unknown outcome (an item skipped for a key taken without its outcome, or the Redis example's failure saying so). */
 function saidUnknown(outcomes: readonly ExecutionOutcome[], ids: readonly string[]): number {
 	const unknown = /outcome unknown|an earlier execution took this Deduplication Key/;
-	return ids.filter((id) => outcomes.some((outcome) => outcome.orderId === id && [...outcome.nodeErrors, ...outcome.itemNotes].some((note) => unknown.test(note)))).length;
+	return ids.filter((id) => outcomes.some((outcome) => outcome.orderId === id && notesOf(outcome).some((note) => unknown.test(note)))).length;
 }
 
 /** What n8n recorded of the executions of order `id`: why it was not sent. */
 function whatBecameOf(id: string, outcomes: readonly ExecutionOutcome[]): string {
 	const seen = outcomes
 		.filter((outcome) => outcome.orderId === id)
-		.map((outcome) => `execution ${outcome.id} ${outcome.status}: ${[...outcome.nodeErrors, ...outcome.itemNotes].join('; ') || 'nothing failed or skipped'}`);
+		.map((outcome) => `execution ${outcome.id} ${outcome.status}: ${notesOf(outcome).join('; ') || 'nothing failed or skipped'}`);
 	return `${id}: ${seen.join(' | ') || 'no execution n8n kept names it (its input erased, or never recorded)'}`.slice(0, 600);
 }
 
@@ -191,6 +194,8 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 	const failedAtEnd = outcomes.filter((outcome) => left.has(outcome.id));
 	const posts = double.requests.slice(firstRequest).filter((request) => request.rawPath.startsWith('transactions'));
 	const lastQueuedMs = Math.max(servingAgainMs, ...posts.filter((request) => request.status === 200).map((request) => request.receivedAtMs));
+	// The orders the shop delivered before the kill: those after it it would deliver to the n8n started again.
+	const queued = queuedTimes(double, planOrders);
 	return {
 		signal,
 		ended: environment.ended ?? 'n8n',
@@ -203,9 +208,8 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 		endedAs,
 		requestsUnderWay: underWay.length,
 		ordersUnderWay,
-		unknownAtKill: saidUnknown(outcomes, queuedTimes(double, planOrders).neverIds),
-		// The orders the shop delivered before the kill: those after it it would deliver to the n8n started again.
-		queued: queuedTimes(double, plan.map(({ order }) => order)),
+		unknownAtKill: saidUnknown(outcomes, queued.neverIds),
+		queued,
 		largestRequest: Math.max(0, ...posts.filter((request) => request.status === 200).map((request) => request.orders?.length ?? 0)),
 		retries: {
 			retried: retries.length,
@@ -214,7 +218,7 @@ export async function measureCrash(environment: CrashEnvironment, workflow: Rush
 			leftRunning,
 			reasons: failedAtEnd.slice(0, 3).map((outcome) => `execution ${outcome.id} (${outcome.orderId}) ${outcome.status}: ${outcome.nodeErrors.join('; ')}`.slice(0, 300)),
 		},
-		neverNotes: queuedTimes(double, planOrders).neverIds.slice(0, 3).map((id) => whatBecameOf(id, outcomes)),
+		neverNotes: queued.neverIds.slice(0, 3).map((id) => whatBecameOf(id, outcomes)),
 		restartSeconds,
 		secondsToLastQueued: (lastQueuedMs - servingAgainMs) / 1000,
 	};

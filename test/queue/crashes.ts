@@ -14,11 +14,11 @@ import { publishWorkflows } from '../peak/publish';
 import type { RushSettings } from '../peak/rushSettings';
 import type { RushWorkflow } from '../peak/rushWorkflows';
 import { scenarioWorkflow } from '../peak/workflows';
-import { type N8nInstance, waitUntilPublished } from './cluster';
+import { waitUntilPublished } from './cluster';
 import { postgresExecutions } from './postgresExecutions';
 import { installRedeliveryExample, REDELIVERY_EXAMPLE } from './redeliveryExample';
 
-/** n8n marks a killed worker's executions crashed at its queue recovery (every minute, as the README sets it), after Bull's stalled-job check (30 s). */
+/** How long n8n's main may take to fail a killed worker's executions: once Bull's stalled-job check (every 30 s) finds their job's lock lapsed. */
 const QUEUE_RECOVERY_LIMIT_MS = 150_000;
 
 export type QueueCrash = 'worker' | 'main';
@@ -41,7 +41,6 @@ export interface QueueCrashContext {
 	double: ServiceDouble;
 	postgresPort: number;
 	mainPort: number;
-	main: () => N8nInstance;
 	/** Stops the main instance with `signal` and resolves once it exited. */
 	stopMain(signal: EndSignal): Promise<void>;
 	startMain(): Promise<void>;

@@ -196,7 +196,6 @@ async function main(keep: boolean, { rushOnly, crashOnly }: Parts): Promise<void
 				double,
 				postgresPort: postgres.port,
 				mainPort: settings.mainPort,
-				main: () => main,
 				async stopMain(signal: 'SIGTERM' | 'SIGKILL') {
 					figures.mainStops.push(await stopMain(main, signal, postgres.port));
 				},
