@@ -130,7 +130,8 @@ export async function execute(this: IExecuteFunctions, policy: FailurePolicy, ea
 	} else if (deduplication === undefined) {
 		decide(await sendTransactions(this, transactions, order, sending));
 	} else {
-		const { claims, busy } = await KeyClaims.hold(this, deduplication, order, Math.min(latestMs, startedMs + settings.maxWaitSeconds * 1000));
+		// From the hold's start, as the items' waits count: from the node's start, a slow machine's time before the hold would fail an item held by another execution before it waited Max Wait Seconds.
+		const { claims, busy } = await KeyClaims.hold(this, deduplication, order, Math.min(latestMs, monotonicMs() + settings.maxWaitSeconds * 1000));
 		decide(busy);
 		// Without continue-on-fail the node stops at those items' failure: nothing is sent.
 		const free = busy.length > 0 && limits.stopAtFailure ? [] : order.filter((itemIndex) => !busy.some((outcome) => outcome.itemIndexes.includes(itemIndex)));

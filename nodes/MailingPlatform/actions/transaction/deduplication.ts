@@ -112,7 +112,7 @@ export class KeyClaims {
 
 	/**
 	 * Waits while another execution of this process holds any of the keys of `order`, until
-	 * `deadlineMs` (Max Wait Seconds from the execution's start) at most or until the execution
+	 * `deadlineMs` (Max Wait Seconds from now) at most or until the execution
 	 * is stopped, then holds the free keys. Those still held elsewhere are answered as `busy`,
 	 * their items failed as not sent: the other execution's outcome decides what a re-run does.
 	 */
