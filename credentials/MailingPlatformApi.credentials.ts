@@ -72,7 +72,7 @@ export class MailingPlatformApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com/1.0',
 			description:
-				'The API address including the version prefix, e.g. https://api.example.com/1.0. Must use https://, except for a service on this machine (localhost).',
+				'The API address with its version prefix, e.g. https://api.example.com/1.0; https:// unless the service runs on this machine (localhost).',
 		},
 		{
 			displayName: 'API Key',
@@ -91,7 +91,7 @@ export class MailingPlatformApi implements ICredentialType {
 			placeholder: 'e.g. Europe/Berlin',
 			hint: 'The account’s time zone is shown in the platform’s account settings',
 			description:
-				'The time zone of the platform account, as an IANA name such as Europe/Berlin. The service’s times (block and contact times, schedules) are wall-clock times of this zone. Empty: the workflow’s timezone.',
+				'The account’s IANA time zone, e.g. Europe/Berlin: the service’s times (blocks, contacts, schedules) are wall-clock times of it. Empty: the workflow’s timezone.',
 		},
 		{
 			displayName: 'Max Requests per Second',
@@ -99,9 +99,9 @@ export class MailingPlatformApi implements ICredentialType {
 			type: 'number',
 			default: 0,
 			typeOptions: { minValue: 0 },
-			hint: 'Optional: without it each n8n process learns the account’s pace from the service’s first refusal. In queue mode each worker paces itself: a little under its share (e.g. 1.8 for an account budget of 4 with two workers) avoids even that refusal',
+			hint: 'Optional. In queue mode each worker paces itself: a little under its share (e.g. 1.8 for a budget of 4 and two workers) spares the first refusal',
 			description:
-				'The account’s request budget for this n8n process: every request of the account (sending, checks, reports, the trigger’s polls) is paced to at most this many per second, so the service refuses none. While credentials of one account with different values are in use, the smaller paces them all. 0: not paced until the service refuses a request (429, 503); from then on the pace the account has shown it takes, which this setting, when set, also bounds.',
+				'At most this many requests a second of this account from this n8n process, every operation and the trigger included (credentials of one account with different values: the smallest). The service’s refusals (429, 503) teach a slower pace where needed; 0 paces by them alone.',
 		},
 	];
 

@@ -1,6 +1,9 @@
 import type { INode, INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
+import { MailingPlatformApi } from '../../credentials/MailingPlatformApi.credentials';
 import { MailingPlatform } from '../../nodes/MailingPlatform/MailingPlatform.node';
 import { MailingPlatformTrigger } from '../../nodes/MailingPlatformTrigger/MailingPlatformTrigger.node';
 import { NODE_TYPE, nodeTypes, TRIGGER_NODE_TYPE } from '../harness/workflow';
@@ -68,7 +71,7 @@ describe('what the editor shows', () => {
 		expect(notices('startBounceCheck')).toEqual([]);
 	});
 
-	it('says every field, option and notice of Transaction › Create in at most two sentences', () => {
+	it('says every field, option and notice of both nodes and the credential in at most two sentences', () => {
 		const texts = (property: INodeProperties): string[] => {
 			const own = [property.description, property.type === 'notice' ? property.displayName : undefined];
 			const nested = (property.options ?? []).flatMap((option) =>
@@ -76,12 +79,20 @@ describe('what the editor shows', () => {
 			);
 			return [...own, ...nested].filter((text): text is string => typeof text === 'string' && text !== '');
 		};
-		const create = action.properties.filter((property) => property.displayOptions?.show?.operation?.includes('create'));
+		const all = [...action.properties, ...trigger.properties, ...new MailingPlatformApi().properties];
 		// "e.g." ends no sentence; a sentence ends at . ! or ? before a space or the end.
 		const sentences = (text: string) => text.replace(/\b(e\.g|i\.e)\./g, '$1').match(/[.!?](?=\s|$)/g)?.length ?? 1;
-		const long = create.flatMap(texts).filter((text) => sentences(text) > 2);
-		expect(create.length).toBeGreaterThan(15);
+		const long = all.flatMap(texts).filter((text) => sentences(text) > 2);
+		expect(all.length).toBeGreaterThan(60);
 		expect(long).toEqual([]);
+	});
+
+	it('suggests for the Deduplication Key the expression the README gives behind a Webhook node', () => {
+		const options = visible(action, { resource: 'transaction', operation: 'create', inputMode: 'fields' }).get('options');
+		const key = options?.options?.find((option) => 'name' in option && option.name === 'deduplicationKey') as INodeProperties;
+		const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+		expect(key.placeholder).toBe('e.g. {{ $json.body.id }}');
+		expect(readme).toContain('`{{ $json.body.id }}` where **Transaction › Create** follows n8n\'s Webhook node');
 	});
 
 	it('warns, while the Transaction Type ID is 0 and only then, that every item would be refused', () => {

@@ -72,7 +72,7 @@ export const description: INodeProperties[] = showFor('mailing', 'schedule', [
 		default: '',
 		required: true,
 		description:
-			"When the mailing is sent, read in the workflow's timezone (Workflow Settings); a value with an offset or Z is taken as it is. It is sent as wall-clock time in the credential's Platform Time Zone. Seconds are ignored.",
+			"When the mailing is sent, in the workflow's timezone unless the value has an offset or Z. It goes as wall-clock time of the credential's Platform Time Zone, seconds dropped.",
 	},
 	{
 		displayName: FIELD_LABELS.activate,

@@ -1,13 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-const GENERIC_ORDER_KEYS_TEXT =
-	'order.id, order.date, order.date_formatted, order.currency, order.url, order.items and order.attachments (lists of objects), ' +
-	'order.subtotal, order.shipping_fee, order.tax_rate, order.tax_amount, order.credit, order.total (numbers), ' +
-	'billing.fullname, billing.address.line1–5, billing.contact1–2, billing.method.type, billing.method.detail1–5, ' +
-	'billing.due_date(_formatted), shipping.fullname, shipping.address.line1–5, shipping.contact1–2, shipping.method, ' +
-	'shipping.tracking_code, shipping.tracking_url, shipping.delivery_date.earliest/latest(_formatted), ' +
-	'customer.salutation, customer.full_name, customer.id, generic_fields.string1–10';
-
 const CONTENT_EXAMPLE = JSON.stringify({
 	'order.id': 'A-1001',
 	'order.currency': 'EUR',
@@ -40,7 +32,7 @@ export const contentProperties: INodeProperties[] = [
 		default: '{}',
 		displayOptions: { show: { contentMode: ['json'] } },
 		hint: `Generic order example: ${CONTENT_EXAMPLE}`,
-		description: `Transaction content as a JSON object, with flat dotted keys or grouped objects; numbers must be numbers. Keys of the generic order type: ${GENERIC_ORDER_KEYS_TEXT}.`,
+		description: 'Transaction content as a JSON object, with flat dotted keys or grouped objects; numbers must be numbers. Content Mode › Map Generic Order Fields lists every key of the generic order type.',
 	},
 	{
 		displayName: 'Content Fields',

@@ -175,9 +175,12 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				name: 'deduplicationKey',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. {{ $json.body.order_number }}',
+				// The README's expression, word for word: n8n's casing rules read its field names as prose.
+				// eslint-disable-next-line n8n-nodes-base/node-param-placeholder-miscased-id
+				placeholder: 'e.g. {{ $json.body.id }}',
+				// eslint-disable-next-line n8n-nodes-base/node-param-description-miscased-id, n8n-nodes-base/node-param-description-miscased-json
 				description:
-					'A value that identifies the order, such as its ID (behind a Webhook node, the order is under body). A transaction whose key this node sent before, or may have sent (outcome unknown), is not sent again and comes out with skipped: true; orders not sent fail the execution (On Error › Stop Workflow), so that its retry sends them, or under Continue say notSentYet: true.',
+					'The order’s ID, e.g. {{ $json.body.id }} behind a Webhook node: a transaction whose key this node sent, or may have sent, comes out skipped (queue mode: see the README). Orders not sent fail the execution so that its retry sends them; under On Error › Continue they say notSentYet: true.',
 			},
 			{
 				displayName: 'Dry Run',
@@ -185,7 +188,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to check and pack every item exactly as a real run would, then send nothing and remember nothing. Each output item shows its transaction as it would be sent and the request it would go in.',
+					'Whether to check and pack every item as a real run would, then send nothing; the Deduplication Key’s history is neither read nor written. Each item shows its transaction and the request it would go in.',
 			},
 			{
 				displayName: 'Ignore Invalid Transactions',
@@ -211,7 +214,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long an execution’s transactions may wait while the account’s requests take none of them; the time of its own requests does not count. Past it, or 5 s before the workflow’s Timeout Workflow, what has not left fails as not sent; with a Deduplication Key the execution then fails, so that its retry (the README’s retry workflow, or Executions › Retry) sends exactly those.',
+					'How long an execution’s transactions may wait while the account’s requests take none of them (its own requests’ time not counted). Past it, or 5 s before the workflow’s Timeout Workflow, what has not left fails as not sent, which a retry of the execution sends.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',

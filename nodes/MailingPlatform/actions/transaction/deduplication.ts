@@ -26,11 +26,11 @@ export function keyReader(context: IExecuteFunctions): (itemIndex: number) => st
 		if (isEmpty(value)) {
 			throw new InputProblem(
 				`${LABEL} is empty, so the node cannot tell whether this transaction was sent before`,
-				'Map a value that identifies the order, e.g. {{ $json.id }}, or remove the option.',
+				'Map a value that identifies the order, e.g. {{ $json.body.id }} behind a Webhook node, or remove the option.',
 			);
 		}
 		if (typeof value !== 'string' && typeof value !== 'number') {
-			throw new InputProblem(`${LABEL} must be text or a number, not ${Array.isArray(value) ? 'a list' : typeof value}`, 'Map one field that identifies the order, e.g. {{ $json.id }}.');
+			throw new InputProblem(`${LABEL} must be text or a number, not ${Array.isArray(value) ? 'a list' : typeof value}`, 'Map one field that identifies the order, e.g. {{ $json.body.id }} behind a Webhook node.');
 		}
 		return String(value).trim();
 	};
