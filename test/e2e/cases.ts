@@ -101,6 +101,39 @@ export const cases: E2eCase[] = [
 			assert.deepEqual([only(second).skipped, only(second).deduplicationKey], [true, '100234'], 'the second delivery is skipped by its key');
 			assert.deepEqual(second.requests.filter((request) => request.rawPath.startsWith('transactions')), [], 'the second delivery sent nothing');
 			assert.equal(double.transactions.queuedOrderIds().filter((id) => id === '100234').length, 1, 'one e-mail for the order');
+			for (const execution of [first, second]) assert.equal(outputOf(succeeded(execution), 'Sent').length, 1, 'a queued and a skipped order both end at Sent');
+		},
+	},
+	{
+		name: 'example: shop order, a refused order and one of unknown outcome each fail the execution on a branch of its own',
+		workflow: 'examples/shop-order-to-transaction.json',
+		standIns: { 'Shop Order Webhook': 'pinnedData' },
+		executions: [
+			// The platform does not queue the order (its key is released), then the order, fixed, goes out but its answer is a gateway's 502.
+			// A key of its own: the case before this one sent the pinned order under its id.
+			{
+				prepare: (double) => double.faults.notQueuedOrders.add('100234'),
+				edit: (workflow) => (sendOptions(workflow).deduplicationKey = "={{ $('Shop Order Webhook').item.json.body.id }}-branches"),
+			},
+			{
+				prepare: (double) => {
+					double.faults.reset();
+					double.faults.failNext(1, 502, { match: 'transactions' });
+				},
+			},
+			// The shop's next delivery of it: skipped, its earlier outcome unknown.
+			{},
+		],
+		check({ executions: [refused, unknown, again] }) {
+			const ran = (execution: ExecutionResult) => Object.keys(execution.runData ?? {}).join(', ');
+			assert.deepEqual([refused, unknown, again].map((execution) => execution.exitCode !== 0), [true, true, true], `each execution fails (ran: ${[refused, unknown, again].map(ran).join(' | ')})`);
+			assert.match(nodeError(refused, 'Not Queued').message ?? '', /^Order 100234 was not queued: .+ Its key was released/);
+			assert.equal(refused.runData?.['Check in the Platform'], undefined, 'the refused order is not on the unknown branch');
+			assert.match(nodeError(unknown, 'Send Order Confirmation').message ?? '', /502/);
+			assert.match(nodeError(again, 'Check in the Platform').message ?? '', /^Order 100234: outcome unknown/);
+			assert.equal(again.runData?.['Not Queued'], undefined, 'the order of unknown outcome is not on the refused branch');
+			assert.deepEqual(again.requests.filter((request) => request.rawPath.startsWith('transactions')), [], 'the delivery after an unknown outcome sent nothing');
+			assert.equal(unknown.requests.filter((request) => request.status === 502).length, 1, 'the order went out once more, answered 502');
 		},
 	},
 	{
@@ -120,7 +153,8 @@ export const cases: E2eCase[] = [
 
 			const entry = only(real);
 			assert.equal(entry.queued, true, `the order is queued (${JSON.stringify(entry)})`);
-			assert.deepEqual(outputOf(succeeded(real), 'Send Order Confirmation', 1), [], 'nothing on the Not Queued output');
+			assert.equal(outputOf(succeeded(real), 'Sent').length, 1, 'the queued order ends at Sent');
+			assert.equal(outputOf(succeeded(dry), 'Sent').length, 1, 'the dry run ends at Sent, not Not Queued');
 			const queued = double.transactions.queued.filter((transaction) => transaction.orderId === '5310');
 			assert.equal(queued.length, 1, 'the order reached the service once');
 			const content = (queued[0].transaction?.import as { content?: Record<string, unknown> } | undefined)?.content;
