@@ -1,5 +1,5 @@
 /**
- * The service down for longer than Max Wait Seconds, and the shop delivering each order once
+ * The service down, or refusing every request, for longer than Max Wait Seconds, and the shop delivering each order once
  * (issue 57), through the README's setup as a user imports it: keyed Create (On Error › Stop
  * Workflow, Max Wait Seconds `maxWaitSeconds`) takes one order per webhook call while the account
  * answers every transaction request 503 for `outageMs`, so that its executions fail, saying how
@@ -42,7 +42,7 @@ export interface OutageFigures {
 
 export async function measureOutage(environment: OutageEnvironment, workflow: RushWorkflow<OutageCause>, settings: RushSettings['outage']): Promise<OutageFigures> {
 	const cause = workflow.flow;
-	const prefix = cause === 'unavailable' ? 'OUTAGE' : 'UNREACHABLE';
+	const prefix = { unavailable: 'OUTAGE', unreachable: 'UNREACHABLE', refusing: 'REFUSED' }[cause];
 	const { double } = environment;
 	const url = `${environment.webhookBase}/${workflow.webhookPath}`;
 	const workflowId = workflow.file.id;
@@ -55,15 +55,15 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	await environment.installRetry(workflowId);
 
 	const orders = shopOrders(prefix, settings.orders);
-	if (cause === 'unavailable') double.faults.failNext(REFUSALS, 503, { match: 'transactions' });
-	else await double.stopListening();
+	if (cause === 'unreachable') await double.stopListening();
+	else double.faults.failNext(REFUSALS, cause === 'unavailable' ? 503 : 429, { match: 'transactions', retryAfter: cause === 'refusing' ? '1' : undefined });
 	const outageEnds = Date.now() + settings.outageMs;
 	await deliverPlan(url, orders.map((order, index) => ({ atMs: (index * 1000) / settings.ordersPerSecond, order })));
 	const outageRows = await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastBefore);
 	const queuedDuringOutage = queuedTimes(double, orders);
 	await sleep(Math.max(0, outageEnds - Date.now()));
-	if (cause === 'unavailable') double.faults.reset();
-	else await double.listenAgain();
+	if (cause === 'unreachable') await double.listenAgain();
+	else double.faults.reset();
 	const endedMs = performance.now();
 	const firstRequest = double.requests.length;
 
@@ -86,6 +86,13 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	};
 }
 
+/** What the service does during the outage, as the report says it. */
+export const OUTAGE_WORDS: Record<OutageCause, string> = {
+	unavailable: 'answers 503',
+	unreachable: 'refuses every connection',
+	refusing: 'answers 429 (Retry-After: 1), a budget that carries none of the orders,',
+};
+
 const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
 
 /** The figures as lines, and the verdict: every order queued exactly once within 300 s of the outage's end. */
@@ -98,7 +105,7 @@ export function describeOutage(figures: OutageFigures, settings: RushSettings['o
 	].filter(Boolean);
 	return {
 		lines: [
-			`Outage, the shop delivering once: Create with the order id as Deduplication Key, On Error › Stop Workflow, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${figures.cause === 'unavailable' ? 'answers 503' : 'refuses every connection'} for ${settings.outageMs / 1000} s; the README's retry (${RETRY_EXAMPLE}, every minute) published, nothing delivered again, no one acting:`,
+			`Outage, the shop delivering once: Create with the order id as Deduplication Key, On Error › Stop Workflow, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s; the README's retry (${RETRY_EXAMPLE}, every minute) published, nothing delivered again, no one acting:`,
 			`  during the outage: executions ended ${statuses(figures.endedAs)}, orders queued ${figures.queuedDuringOutage}; n8n's retries ${retries.retried} (${statuses(retries.endedAs)})`,
 			`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; the last ${figures.secondsToLastQueued.toFixed(0)} s after the outage's end: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		],

@@ -14,9 +14,9 @@
  * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
  * credential; without the key: that HTTP Request node).
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [refusing] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage`, `unreachable` those parts; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage` (503), `unreachable`, `refusing` (429) those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
  * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
  * HTTP Request node with the header written in it to the steady state's rounds, printed, not
@@ -53,6 +53,7 @@ import { installRetryExample } from './retryExample';
 import { describeScenarios } from './report';
 import { runScenario, type RunnerEnvironment } from './runner';
 import { describeRushOutcome, type RushOutcome, rushPlan } from './rushPlan';
+import type { OutageCause } from './rushWorkflows';
 import { PEAK_SCENARIOS, type Scenario } from './scenarios';
 import { describeShapesOutcome, type ShapesOutcome, shapesPlan } from './shapesPlan';
 import { executionSpans, keyHistoryEntries, openSqliteExecutions } from './sqliteExecutions';
@@ -89,11 +90,14 @@ interface Selection {
 	crash: boolean;
 	stop: boolean;
 	timeout: boolean;
-	outage: boolean;
-	unreachable: boolean;
+	/** The outages to run, each longer than Max Wait Seconds. */
+	outages: OutageCause[];
 }
 
-const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', 'outage', 'unreachable'] as const;
+/** The words that run an outage, and its cause. */
+const OUTAGES: Record<string, OutageCause> = { outage: 'unavailable', unreachable: 'unreachable', refusing: 'refusing' };
+
+const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', ...Object.keys(OUTAGES)];
 
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
@@ -104,11 +108,11 @@ function select(args: string[]): Selection {
 	const outageArgument = args.find((arg) => arg.startsWith('--outage-seconds='))?.slice('--outage-seconds='.length);
 	const outageSeconds = outageArgument === undefined ? undefined : Number(outageArgument);
 	if (outageSeconds !== undefined && !(Number.isInteger(outageSeconds) && outageSeconds > 0)) throw new Error(`--outage-seconds needs a whole number above 0, not ${outageArgument}`);
-	const letters = words.filter((word) => !(NAMED as readonly string[]).includes(word));
+	const letters = words.filter((word) => !NAMED.includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
 	const compare = args.includes('--compare');
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, outageSeconds, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outage: true, unreachable: true };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, outageSeconds, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outages: Object.values(OUTAGES) };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
@@ -121,8 +125,7 @@ function select(args: string[]): Selection {
 		crash: words.includes('crash'),
 		stop: words.includes('stop'),
 		timeout: words.includes('timeout'),
-		outage: words.includes('outage'),
-		unreachable: words.includes('unreachable'),
+		outages: words.flatMap((word) => OUTAGES[word] ?? []),
 	};
 }
 
@@ -141,7 +144,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage, unreachable: withUnreachable }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -166,8 +169,8 @@ async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commo
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
 		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
 		const shapes =
-			withBulk || withCrash || withStop || withTimeout || withOutage || withUnreachable
-				? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outage: withOutage, unreachable: withUnreachable, outageSeconds })
+			withBulk || withCrash || withStop || withTimeout || outages.length > 0
+				? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages, outageSeconds })
 				: undefined;
 		await importCredentials([credential, ...(rush?.credentials ?? [])], env, userFolder);
 

@@ -222,8 +222,8 @@ export function timeoutWorkflow(sandbox: Credential, executionTimeoutSeconds: nu
 	return workflow;
 }
 
-/** How the service is out: answering 503 to every request, or refusing every connection (nothing listens). */
-export type OutageCause = 'unavailable' | 'unreachable';
+/** How the service is out: answering 503 to every request, refusing every connection (nothing listens), or answering 429 to every request (a budget that carries none of a rush). */
+export type OutageCause = 'unavailable' | 'unreachable' | 'refusing';
 
 /** Keyed Create with a short Max Wait Seconds, On Error › Stop Workflow (n8n's default): an outage longer than it fails the executions. */
 export function outageWorkflow(sandbox: Credential, maxWaitSeconds: number, cause: OutageCause): RushWorkflow<OutageCause> {
