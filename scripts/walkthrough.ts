@@ -99,8 +99,10 @@ async function deleteWorkflow(page: Page, id: string): Promise<void> {
 
 /** Tab opens the nodes panel; the search finds the package and Enter opens its entry. */
 async function openPackageInNodesPanel(page: Page): Promise<void> {
-	await page.keyboard.press('Tab');
+	// n8n 2.8.4 opens the nodes panel with Tab, 2.41.1 with N.
 	const search = page.getByPlaceholder('Search nodes...');
+	await page.keyboard.press('Tab');
+	if (!(await search.isVisible())) await page.keyboard.press('n');
 	await search.fill('Mailing Platform');
 	await page.getByText('Mailing Platform', { exact: true }).first().waitFor();
 	await search.press('Enter');

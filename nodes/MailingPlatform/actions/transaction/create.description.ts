@@ -140,7 +140,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 	]),
 	{
 		displayName:
-			'Transactions the service does not queue come out with <code>queued: false</code> and the reason in <code>message</code>, without stopping the workflow. To route them and failed items, set Settings › On Error to “Continue” and branch on <code>queued</code>, <code>skipped</code> and <code>outcomeUnknown</code>.',
+			'Transactions the service does not queue come out with <code>queued: false</code> and the reason in <code>message</code>: branch on <code>queued</code>, <code>skipped</code> and <code>outcomeUnknown</code>. With a Deduplication Key, orders not sent fail the execution after the others went, so that its retry sends just them: keep Settings › On Error at “Stop Workflow”.',
 		name: 'notQueuedNotice',
 		type: 'notice',
 		default: '',
