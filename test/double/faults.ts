@@ -68,10 +68,12 @@ export class FaultInjector {
 		status: number,
 		options: { retryAfter?: string; body?: string; contentType?: string; match?: string } = {},
 	): void {
+		if (count <= 0) return;
 		this.faults.push({ kind: 'status', status, remaining: count, ...options });
 	}
 
 	dropNext(count: number, options: { match?: string; afterProcessing?: boolean } = {}): void {
+		if (count <= 0) return;
 		this.faults.push({ kind: 'drop', remaining: count, ...options });
 	}
 

@@ -6,7 +6,7 @@
 import type { ServiceDouble } from '../double/server';
 import type { ExecutionOutcome } from './executions';
 import type { Ledger } from './runner';
-import type { Scenario } from './scenarios';
+import type { PurposefulFailure, Scenario } from './scenarios';
 import type { Variant } from './workflows';
 
 export interface ScenarioFigures {
@@ -28,6 +28,8 @@ export interface ScenarioFigures {
 	missing: number;
 	/** Of the failed, those the strict example failed on purpose, with the reason (`FAILED_ON_PURPOSE`). */
 	failedOnPurpose: number;
+	/** The strict example's orders that did not fail on purpose where the scenario says (`Scenario.failsOnPurpose`), or failed there unasked. */
+	misrouted: string[];
 	/** Of the lost, those no execution failed for, saying the outcome is unknown: lost where no user looks. */
 	lostSilently: number;
 	/** POSTs n8n did not answer with 200. */
@@ -58,10 +60,23 @@ export function percentile(values: number[], fraction: number): number {
 	return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
 }
 
-/** The strict example's node that fails an execution on purpose, naming why: an order not queued, refused, or whose outcome is unknown. */
-export const FAILED_ON_PURPOSE = 'Not Queued or Unknown';
+/** The strict example's nodes that fail an execution on purpose, naming why: an order whose outcome is unknown, and one not queued or refused. */
+export const FAILED_ON_PURPOSE: Record<PurposefulFailure, string> = { unknown: 'Check in the Platform', notQueued: 'Not Queued' };
 
-const onPurpose = (nodeError: string) => nodeError.startsWith(`${FAILED_ON_PURPOSE}:`);
+const onPurpose = (nodeError: string) => Object.values(FAILED_ON_PURPOSE).some((node) => nodeError.startsWith(`${node}: `));
+const saysUnknown = (nodeError: string) => nodeError.startsWith(`${FAILED_ON_PURPOSE.unknown}: `);
+
+/** Orders whose executions failed on purpose at other nodes than `scenario.failsOnPurpose` says, with the nodes they failed at. */
+function misroutedOrders(scenario: Scenario, orderIds: string[], outcomes: ExecutionOutcome[]): string[] {
+	const expected = scenario.failsOnPurpose;
+	if (expected === undefined) return [];
+	const expectedAt = (id: string) => (Object.keys(expected) as PurposefulFailure[]).filter((kind) => expected[kind].some((index) => orderIds[index] === id)).map((kind) => FAILED_ON_PURPOSE[kind]);
+	return orderIds.flatMap((id) => {
+		const failedAt = outcomes.filter((outcome) => outcome.orderId === id).flatMap((outcome) => outcome.nodeErrors.filter(onPurpose).map((error) => error.slice(0, error.indexOf(': '))));
+		const want = expectedAt(id);
+		return want.sort().join() === [...new Set(failedAt)].sort().join() ? [] : [`${id}: failed at ${failedAt.join(', ') || 'no node'} instead of ${want.join(', ') || 'none'}`];
+	});
+}
 
 function tally<T>(values: T[]): Map<T, number> {
 	const counts = new Map<T, number>();
@@ -113,7 +128,8 @@ export function judge(input: {
 		failed: failedOutcomes.length,
 		missing: Math.max(0, ledger.deliveries.length - outcomes.length),
 		failedOnPurpose: failedOutcomes.filter((outcome) => outcome.nodeErrors.length > 0 && outcome.nodeErrors.every(onPurpose)).length,
-		lostSilently: lostIds.filter((id) => !outcomes.some((outcome) => outcome.orderId === id && outcome.nodeErrors.some((error) => onPurpose(error) && error.includes('outcome unknown')))).length,
+		misrouted: variant === 'strict' ? misroutedOrders(scenario, ledger.orderIds, outcomes) : [],
+		lostSilently: lostIds.filter((id) => !outcomes.some((outcome) => outcome.orderId === id && outcome.nodeErrors.some(saysUnknown))).length,
 		webhookProblems: problems.length,
 		unmatched: ledger.orderIds.filter((id) => (handled.get(id) ?? 0) !== ledger.deliveriesOf.get(id)).length,
 		offPlainExpectation: ledger.orderIds.filter((id) => timesQueued(id) !== (ledger.deliveriesOf.get(id) ?? 0) - (ledger.refusedOf.get(id) ?? 0)).length,

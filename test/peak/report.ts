@@ -23,6 +23,7 @@ export function describeRun(figures: ScenarioFigures): string[] {
 		figures.missing > 0 ? `${figures.missing} deliveries without an execution` : '',
 		figures.webhookProblems > 0 ? `${figures.webhookProblems} webhook POSTs not answered 200` : '',
 		figures.unmatched > 0 ? `${figures.unmatched} orders with executions not matching their deliveries` : '',
+		figures.misrouted.length > 0 ? `failed on purpose elsewhere than expected: ${figures.misrouted.join('; ')}` : '',
 	].filter(Boolean);
 	const workers =
 		figures.byWorker === undefined

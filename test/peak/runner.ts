@@ -57,10 +57,11 @@ export async function runScenario(environment: RunnerEnvironment, scenario: Scen
 		async settle() {
 			await waitUntilEnded(store, workflow.file.id, ledger.deliveries.length, SETTLE_LIMIT_MS);
 		},
-		refuse({ notQueued, transient503 }: Refusal) {
+		refuse({ notQueued, transient503, answerLost = 0 }: Refusal) {
 			for (const id of notQueued) double.faults.notQueuedOrders.add(id);
 			for (const id of notQueued) refused.add(id);
 			double.faults.failNext(transient503, 503, { match: 'transactions' });
+			double.faults.dropNext(answerLost, { match: 'transactions', afterProcessing: true });
 		},
 		heal() {
 			double.faults.reset();

@@ -11,6 +11,8 @@ export interface Refusal {
 	notQueued: string[];
 	/** Requests of any order answered 503 once each, which the node's sender gets past. */
 	transient503: number;
+	/** Requests the service acts on and then loses the answer of (the connection dropped): their outcome unknown to the node. */
+	answerLost?: number;
 }
 
 /** What a scenario can do while it runs. */
@@ -24,11 +26,16 @@ export interface ScenarioRun {
 	heal(): void;
 }
 
+/** Why the strict example fails an execution on purpose: an order of unknown outcome, or one not queued or refused. */
+export type PurposefulFailure = 'unknown' | 'notQueued';
+
 export interface Scenario {
 	letter: string;
 	title: string;
 	orders: number;
 	drive(run: ScenarioRun, orders: ShopOrder[]): Promise<void>;
+	/** Where the strict example must fail its executions on purpose: the orders (by position) of each of its failing nodes; no other order fails there. */
+	failsOnPurpose?: Record<PurposefulFailure, number[]>;
 }
 
 /** The same pseudo-random numbers in every run (mulberry32), so runs differ only by timing. */
@@ -104,6 +111,29 @@ export const refusedThenHealthy: Scenario = {
 		await run.deliver(atOnce(orders));
 		await run.settle();
 	},
+};
+
+/**
+ * What the strict example routes apart: an order the service refuses, fixed and delivered again,
+ * and one whose request the service queued before the connection dropped (its outcome unknown).
+ */
+export const refusedThenUnknown: Scenario = {
+	letter: 'u',
+	title: 'one order not queued; then one the service queues and whose answer is lost; then the first again with the service healthy',
+	orders: 2,
+	async drive(run, [refused, unknown]) {
+		run.refuse({ notQueued: [refused.id], transient503: 0 });
+		await run.deliver(atOnce([refused]));
+		await run.settle();
+		run.heal();
+		run.refuse({ notQueued: [], transient503: 0, answerLost: 1 });
+		await run.deliver(atOnce([unknown]));
+		await run.settle();
+		run.heal();
+		await run.deliver(atOnce([refused]));
+		await run.settle();
+	},
+	failsOnPurpose: { notQueued: [0], unknown: [1] },
 };
 
 /** What the Deduplication Key promises outright: a delivery after the first one's execution ended is not sent again. */
