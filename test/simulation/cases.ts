@@ -8,9 +8,10 @@
  */
 import fc from 'fast-check';
 
-import type { Answer, Delivery, Kill, RetryAfter, SimulationCase } from './model';
+import type { Answer, Delivery, Kill, RedisRecipe, RetryAfter, SimulationCase } from './model';
 import { BULK_ORDERS, LARGE_ORDER } from './model';
 import { FAULT_METHODS } from './codeFaults';
+import { RECIPE_STEPS } from './redisRecipe';
 
 const retryAfter: fc.Arbitrary<RetryAfter | undefined> = fc.oneof(
 	fc.constant(undefined),
@@ -101,4 +102,32 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 	),
 );
 
-export const simulationCase = casesOn(processCount);
+/**
+ * Queue mode's Redis design (redisRecipe.ts) in place of the sweep: the shop's webhook carries one
+ * order a call, a millisecond apart (a user stops the first), each keyed; the redelivery runs every
+ * minute from the sweep's drawn moment; and a kill may fall right before one of the workflows'
+ * steps, the first time one on its process reaches it from `atMs` on.
+ */
+export function withRedisRecipe(simulated: SimulationCase, recipe: RedisRecipe, stepKills: Kill[]): SimulationCase {
+	const deliveries = simulated.deliveries.flatMap((delivery) =>
+		delivery.orders.map((order, index): Delivery => ({ ...delivery, orders: [order], keyed: true, atMs: delivery.atMs + index, stopAfterMs: index === 0 ? delivery.stopAfterMs : undefined })),
+	);
+	const { firstAtMs, everyMs } = simulated.sweep;
+	return { ...simulated, redisRecipe: recipe, deliveries, kills: [...simulated.kills, ...stepKills], sweep: { firstAtMs: (firstAtMs * 60_000) / everyMs, everyMs: 60_000 } };
+}
+
+/** On two processes or more (queue mode), half the cases run the Redis recipe instead of the sweep, half of those with a kill at a step. */
+export const withQueueModeDesign = (recipe: RedisRecipe) => (simulated: SimulationCase): fc.Arbitrary<SimulationCase> =>
+	simulated.processes < 2
+		? fc.constant(simulated)
+		: fc
+				.record({
+					redis: fc.boolean(),
+					stepKills: fc.oneof(
+						{ weight: 1, arbitrary: fc.constant<Kill[]>([]) },
+						{ weight: 1, arbitrary: fc.array(fc.record({ process: fc.integer({ min: 0, max: simulated.processes - 1 }), atMs: fc.integer({ min: 0, max: 3000 }), storeCommits: fc.boolean(), atStep: fc.constantFrom(...RECIPE_STEPS[recipe]) }), { minLength: 1, maxLength: 1 }) },
+					),
+				})
+				.map(({ redis, stepKills }) => (redis ? withRedisRecipe(simulated, recipe, stepKills) : simulated));
+
+export const simulationCase = casesOn(processCount).chain(withQueueModeDesign('counter'));

@@ -12,7 +12,8 @@
  *   overlapping write that lost a change of its key, excuses a second time);
  * - end to end, the shop delivering each order once: every keyed order ends queued, refused for
  *   good, or unknown (an item said so), once n8n's sweep retried what failed or crashed;
- *   only a user's stop leaves it unsent (and the workflow timeout's documented limit);
+ *   only a user's stop leaves it unsent (and the workflow timeout's documented limit); in queue
+ *   mode's Redis design the same, once the redelivery workflow delivered again what it kept;
  * - nothing is left after the case: a fresh order after it ends at once;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case (while its faults strike: heldThread.ts says why not after) held the
@@ -55,6 +56,8 @@ export interface Findings {
 	keyedOrdersAcrossProcesses: number;
 	/** The faults of the sender's own code the case drew, and those that struck. */
 	codeFaults: { drawn: number; fired: number };
+	/** In the Redis design, where its kills, stops and timeouts fell (`positionsOf`), each with the orders they struck; a run counts per position the cases that lost one of those. */
+	positions: Array<{ position: string; orders: string[] }>;
 }
 
 /** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
@@ -86,6 +89,7 @@ function heldElsewhere(world: World, order: string, skipper: Execution): boolean
 	const [startedMs, returnedMs] = [skipper.startedAtMs ?? Number.POSITIVE_INFINITY, skipper.returnedAtMs ?? Number.POSITIVE_INFINITY];
 	return world.executions.some((other) =>
 		other !== skipper &&
+		ranCreate(other) &&
 		other.delivery.keyed &&
 		other.delivery.process !== skipper.delivery.process &&
 		ordersOf(other).includes(order) &&
@@ -157,6 +161,9 @@ function saidBy(result: ItemResult): ItemSaid {
 
 const ordersOf = (execution: Execution) => execution.delivery.orders;
 
+/** Whether the execution ran Create: in the Redis design, one that another delivery's count, a kill or a stop ended before has no items. */
+const ranCreate = (execution: Execution) => execution.workflow?.reachedCreate !== false;
+
 /**
  * An error item of a refusal a retry cannot change: the service's 4xx but 429, or the node's own
  * refusal of a transaction larger than Max Request Bytes (a large order's invoice is larger than
@@ -209,6 +216,16 @@ export function findingsOf(world: World): Findings {
 	const toldKeyStays = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
+		if (!ranCreate(execution)) continue;
+		// A kill after Create returned (the Redis design's later steps) takes no decision back: the service refused the order for good, or may have queued it.
+		if (execution.killedAtMs !== undefined && execution.results !== undefined) {
+			execution.results.forEach((result, item) => {
+				const order = ordersOf(execution)[item];
+				const { said } = saidBy(result);
+				if (said === 'unknown') unknownOrders.add(order);
+				if (said === 'declined' || (said === 'notSent' && refusedForGood(result, execution, order))) refusedOrders.add(order);
+			});
+		}
 		// n8n marks an execution its kill took as crashed, with no output: its retry judges what it left.
 		if (execution.killedAtMs !== undefined) continue;
 		const kind = execution.again ? ' (a fresh order after the case)' : execution.retryOf === undefined ? '' : ` (retry of ${execution.retryOf})`;
@@ -283,14 +300,36 @@ export function findingsOf(world: World): Findings {
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));
-	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined)) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
+	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined && ranCreate(candidate))) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
 	problems.push(...pauseProblems(world), ...probeProblems(world));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
 	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
-	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults };
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults, positions: positionsOf(world) };
+}
+
+/**
+ * Where the Redis design's case was struck: a kill drawn right before a step of a workflow, a
+ * kill at a moment that took an execution before or in Create, a user's stop, n8n's timeout
+ * with Create under way.
+ */
+function positionsOf(world: World): Array<{ position: string; orders: string[] }> {
+	if (world.simulated.redisRecipe === undefined) return [];
+	const positions = new Map<string, string[]>();
+	const add = (position: string, orders: readonly string[]) => positions.set(position, [...(positions.get(position) ?? []), ...orders]);
+	for (const { atStep, order } of world.record.kills) if (atStep !== undefined && order !== undefined) add(`a kill before ${atStep}`, [order]);
+	for (const execution of world.executions) {
+		const { workflow, killedAtMs, cancelledBy, returnedAtMs, cancelledAtMs = 0 } = execution;
+		if (killedAtMs !== undefined && !world.record.kills.some((kill) => kill.atMs === killedAtMs && kill.atStep !== undefined)) {
+			add(workflow?.reachedCreate === true ? (returnedAtMs === undefined ? 'a kill during Create' : 'a kill after Create') : 'a kill before Create', ordersOf(execution));
+		}
+		if (cancelledBy === 'user') add('a user stop', ordersOf(execution));
+		if (cancelledBy === 'timeout' && workflow?.reachedCreate === true && (returnedAtMs === undefined || returnedAtMs > cancelledAtMs)) add("n8n's timeout during Create", ordersOf(execution));
+	}
+	if (positions.size === 0) add('no kill, stop or timeout', world.executions.flatMap(ordersOf));
+	return [...positions].map(([position, orders]) => ({ position, orders }));
 }
 
 /**
@@ -347,7 +386,7 @@ const MAY_STAY = /could not be released|could not check the Deduplication Key|an
 function keyFreeProblems(world: World): Array<{ order: string; problem: string }> {
 	const left = new Set(world.entriesAfterCase);
 	const problems: Array<{ order: string; problem: string }> = [];
-	const keyed = world.executions.filter((execution) => !execution.again && execution.delivery.keyed && !execution.delivery.dryRun);
+	const keyed = world.executions.filter((execution) => !execution.again && execution.delivery.keyed && !execution.delivery.dryRun && ranCreate(execution));
 	const itemsOf = (order: string) => keyed.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order ? [{ execution, result: execution.results?.[item] }] : [])));
 	const mayHold = (order: string, except: Execution) =>
 		itemsOf(order).some(({ execution, result }) => {

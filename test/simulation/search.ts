@@ -71,7 +71,19 @@ export class Excuses {
 
 	readonly codeFaults = { drawn: 0, fired: 0 };
 
-	add({ excused, keyedOrdersAcrossProcesses, codeFaults }: Findings): void {
+	/** The Redis design's positions: per position, the cases that drew it, those of them that lost an order it struck, and the first of those (counted from 1). */
+	readonly positions = new Map<string, { cases: number; lost: number; firstLost?: number }>();
+
+	private cases = 0;
+
+	add({ excused, keyedOrdersAcrossProcesses, codeFaults, positions, problems }: Findings): void {
+		this.cases++;
+		const lostOrders = new Set(problems.flatMap((problem) => /^lost: keyed order (.+?) was never queued/.exec(problem)?.[1] ?? []));
+		for (const { position, orders } of positions) {
+			const lost = orders.some((order) => lostOrders.has(order));
+			const tally = this.positions.get(position) ?? { cases: 0, lost: 0 };
+			this.positions.set(position, { cases: tally.cases + 1, lost: tally.lost + (lost ? 1 : 0), firstLost: tally.firstLost ?? (lost ? this.cases : undefined) });
+		}
 		for (const [excuse, count] of excused) this.counts.set(excuse, (this.counts.get(excuse) ?? 0) + count);
 		this.keyedOrdersAcrossProcesses += keyedOrdersAcrossProcesses;
 		this.codeFaults.drawn += codeFaults.drawn;
@@ -81,7 +93,9 @@ export class Excuses {
 	toString(): string {
 		const each = [...this.counts].sort(([a], [b]) => a.localeCompare(b)).map(([excuse, count]) => `${excuse} ${count} (${((100 * count) / Math.max(1, this.keyedOrdersAcrossProcesses)).toFixed(1)}%)`);
 		const { drawn, fired } = this.codeFaults;
-		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more; code faults drawn ${drawn}, struck ${fired}`;
+		const positions = [...this.positions].sort(([a], [b]) => a.localeCompare(b)).map(([position, { cases, lost, firstLost }]) => `${position}: ${lost} of ${cases}${firstLost === undefined ? '' : ` (first at case ${firstLost})`}`);
+		const redis = positions.length === 0 ? '' : `; the Redis design's cases that lost an order, of those struck so: ${positions.join(', ')}`;
+		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more; code faults drawn ${drawn}, struck ${fired}${redis}`;
 	}
 }
 
