@@ -44,6 +44,7 @@ import type { RequestRecord } from './model';
 import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
 import { HELD_LIMIT_MS } from './heldThread';
 import { gatheredProblems, maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
+import { positionsOf, redisKillLimitOf } from './redisLimits';
 import type { Execution, World } from './world';
 import { CALM_LIMIT_MS } from './world';
 
@@ -58,6 +59,8 @@ export interface Findings {
 	codeFaults: { drawn: number; fired: number };
 	/** In the Redis design, where its kills, stops and timeouts fell (`positionsOf`), each with the orders they struck; a run counts per position the cases that lost one of those. */
 	positions: Array<{ position: string; orders: string[] }>;
+	/** The keyed orders never queued, excused or not. */
+	lostOrders: string[];
 }
 
 /** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
@@ -276,6 +279,7 @@ export function findingsOf(world: World): Findings {
 			if (waited !== null) problems.push(...maxWaitProblems(world, execution, where));
 		});
 	}
+	const lostOrders: string[] = [];
 	const keyedQueued = new Map<string, number>();
 	for (const execution of executions.filter((candidate) => candidate.delivery.keyed)) {
 		ordersOf(execution).forEach((order, item) => keyedQueued.set(order, (keyedQueued.get(order) ?? 0) + (record.queuedItems.get(`${execution.index}:${item}`) ?? 0)));
@@ -283,9 +287,11 @@ export function findingsOf(world: World): Findings {
 	for (const [order, times] of keyedQueued) {
 		if (times > 1) unlessStoreLimit(order, `doubled: keyed order ${order} was queued ${times} times`);
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order) && !refusedOrders.has(order) && !stoppedOrders.has(order)) {
+			lostOrders.push(order);
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
-			const problem = `lost: keyed order ${order} was never queued, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
-			const limit = killLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
+			const kept = (world.redisWorkflows?.redis.keys(`order-pending:${order}:`).length ?? 0) > 0 ? ' (its record is still kept in Redis: the redelivery had not sent it by the end of the case)' : '';
+			const problem = `lost: keyed order ${order} was never queued${kept}, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
+			const limit = killLimitOf(world, order) ?? redisKillLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
 			if (limit === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${limit})`, (excused.get(`lost (${limit})`) ?? 0) + 1);
 		}
@@ -307,30 +313,9 @@ export function findingsOf(world: World): Findings {
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
 	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
-	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults, positions: positionsOf(world) };
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults, positions: positionsOf(world), lostOrders };
 }
 
-/**
- * Where the Redis design's case was struck: a kill drawn right before a step of a workflow, a
- * kill at a moment that took an execution before or in Create, a user's stop, n8n's timeout
- * with Create under way.
- */
-function positionsOf(world: World): Array<{ position: string; orders: string[] }> {
-	if (world.simulated.redisRecipe === undefined) return [];
-	const positions = new Map<string, string[]>();
-	const add = (position: string, orders: readonly string[]) => positions.set(position, [...(positions.get(position) ?? []), ...orders]);
-	for (const { atStep, order } of world.record.kills) if (atStep !== undefined && order !== undefined) add(`a kill before ${atStep}`, [order]);
-	for (const execution of world.executions) {
-		const { workflow, killedAtMs, cancelledBy, returnedAtMs, cancelledAtMs = 0 } = execution;
-		if (killedAtMs !== undefined && !world.record.kills.some((kill) => kill.atMs === killedAtMs && kill.atStep !== undefined)) {
-			add(workflow?.reachedCreate === true ? (returnedAtMs === undefined ? 'a kill during Create' : 'a kill after Create') : 'a kill before Create', ordersOf(execution));
-		}
-		if (cancelledBy === 'user') add('a user stop', ordersOf(execution));
-		if (cancelledBy === 'timeout' && workflow?.reachedCreate === true && (returnedAtMs === undefined || returnedAtMs > cancelledAtMs)) add("n8n's timeout during Create", ordersOf(execution));
-	}
-	if (positions.size === 0) add('no kill, stop or timeout', world.executions.flatMap(ordersOf));
-	return [...positions].map(([position, orders]) => ({ position, orders }));
-}
 
 /**
  * Whether a report in reverse order gave the item the entry of another transaction of the same

@@ -58,7 +58,8 @@ export class RedisModel {
 		return entry;
 	}
 
-	private trace(command: string): void {
+	/** Notes a line in the trace: a command, or what the workflows made of one. */
+	trace(command: string): void {
 		if (tracing) console.log(`redis at ${Date.now() - this.startedAtMs} ms: ${command}`);
 	}
 }

@@ -82,6 +82,7 @@ export class RedisWorkflows {
 		const workflow: NonNullable<Execution['workflow']> = (execution.workflow = { reachedCreate: false });
 		const end = () => {
 			if (execution.killedAtMs !== undefined) return;
+			redis.trace(`execution ${execution.index} (${order}) ends${execution.cancelledBy === undefined ? '' : `, cancelled by ${execution.cancelledBy}`}`);
 			workflow.endedAtMs = Date.now();
 			execution.endedAtMs ??= workflow.endedAtMs;
 		};
@@ -137,6 +138,7 @@ export class RedisWorkflows {
 		for (const { key, execution: index, order } of due) {
 			const execution = this.host.executions[index];
 			const status = this.host.statusOf(execution);
+			this.redis.trace(`redelivery on process ${process}: ${key} of a ${status} execution`);
 			if (status === 'running') continue;
 			if (status === 'ended') this.host.deliverAgain(order, (process + 1 + index) % this.host.processes, execution);
 			// Deliver Again, then Forget Delivered Record: a kill between them leaves the record to the next minute.
@@ -149,6 +151,7 @@ export class RedisWorkflows {
 
 	/** Waits for the step's turn; false where n8n runs no further node of the execution (a kill drawn here, a kill or a cancel meanwhile). */
 	private async step(execution: Execution, step: RecipeStep): Promise<boolean> {
+		execution.workflow!.at = step;
 		if (this.host.faulty()) {
 			this.stepsPending++;
 			try {

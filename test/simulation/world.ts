@@ -50,6 +50,13 @@ const QUIET_BEFORE_FRESH_MS = 3 * 60_000;
 const CALM_SWEEPS_MS = 5 * 60_000;
 
 /**
+ * The same for the Redis design's redelivery, each of whose rounds comes 3 to 4 minutes after
+ * the delivery it repeats: a rush of a few hundred one-order executions on a paced account, each
+ * giving up after its Max Wait Seconds, is sent over several rounds.
+ */
+const CALM_REDELIVERIES_MS = 20 * 60_000;
+
+/**
  * How long after the last delivery the sweep runs while the case's faults strike (every 5 s,
  * some 24 retries of an execution a 100 ms timeout cancels each time); then the faults end.
  */
@@ -76,7 +83,7 @@ export interface Execution {
 	delivery: Delivery;
 	/** A fresh order after the case, with nothing failing. */
 	again: boolean;
-	/** n8n's sweep retried this execution: the index of the execution it retried. */
+	/** n8n's sweep retried this execution, or the Redis design's redelivery delivered its order again: the index of the execution it repeats. */
 	retryOf?: number;
 	/** The sweep has retried it (n8n lists it with a retry since). */
 	retried?: boolean;
@@ -100,10 +107,10 @@ export interface Execution {
 	hints: string[];
 	/**
 	 * The Redis design's shop workflow around Create (redisRecipe.ts): whether it reached Create
-	 * (another delivery counted first, or a kill or a stop came before), and when n8n counted it
-	 * ended. Without it, Create is the workflow.
+	 * (another delivery counted first, or a kill or a stop came before), the last step it came
+	 * to, and when n8n counted it ended. Without it, Create is the workflow.
 	 */
-	workflow?: { reachedCreate: boolean; endedAtMs?: number };
+	workflow?: { reachedCreate: boolean; at?: RecipeStep; endedAtMs?: number };
 }
 
 export class World implements RecipeHost {
@@ -179,7 +186,7 @@ export class World implements RecipeHost {
 		// What still runs from the case ends first (a timeout armed in it may yet cancel it).
 		await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 		this.entriesAfterCase = [...this.store.entries];
-		const calmEndsMs = Date.now() + CALM_SWEEPS_MS;
+		const calmEndsMs = Date.now() + (this.redisWorkflows === undefined ? CALM_SWEEPS_MS : CALM_REDELIVERIES_MS);
 		while (Date.now() < calmEndsMs && this.retryRound() > 0) {
 			await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 			await jest.advanceTimersByTimeAsync(this.simulated.sweep.everyMs);
