@@ -138,3 +138,6 @@ const withQueueModeDesign = (simulated: SimulationCase): fc.Arbitrary<Simulation
 
 export const simulationCase = casesOn(processCount).chain(withQueueModeDesign);
 
+/** Cases of the Redis design alone, with `recipe`, on two or three processes. */
+export const redisRecipeCases = (recipe: RedisRecipe): fc.Arbitrary<SimulationCase> =>
+	casesOn(fc.integer({ min: 2, max: 3 })).chain((simulated) => stepKills(recipe, simulated.processes).map((kills) => withRedisRecipe(simulated, recipe, kills)));
