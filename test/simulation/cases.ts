@@ -8,9 +8,10 @@
  */
 import fc from 'fast-check';
 
-import type { Answer, Delivery, Kill, RetryAfter, SimulationCase } from './model';
+import type { Answer, Delivery, Kill, RedisRecipe, RetryAfter, SimulationCase } from './model';
 import { BULK_ORDERS, LARGE_ORDER } from './model';
 import { FAULT_METHODS } from './codeFaults';
+import { RECIPE_STEPS } from './redisRecipe';
 
 const retryAfter: fc.Arbitrary<RetryAfter | undefined> = fc.oneof(
 	fc.constant(undefined),
@@ -101,4 +102,42 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 	),
 );
 
-export const simulationCase = casesOn(processCount);
+/**
+ * A rush in the Redis design: at most this many calls of a bulk's orders. Each call is an
+ * execution of its own, and a few hundred of them, delivered again round after round, made `npm
+ * test` several times slower; test:queue runs a rush of 120 on a real n8n.
+ */
+const RUSH_CALLS = 25;
+
+/**
+ * Queue mode's Redis design (redisRecipe.ts) in place of the sweep: the shop's webhook carries one
+ * order a call, a millisecond apart (a user stops the first), each keyed; the redelivery runs every
+ * minute from the sweep's drawn moment; and a kill may fall right before one of the workflows'
+ * steps, the first time one on its process reaches it from `atMs` on.
+ */
+export function withRedisRecipe(simulated: SimulationCase, recipe: RedisRecipe, stepKills: Kill[]): SimulationCase {
+	const deliveries = simulated.deliveries.flatMap((delivery) =>
+		delivery.orders.slice(0, RUSH_CALLS).map((order, index): Delivery => ({ ...delivery, orders: [order], keyed: true, atMs: delivery.atMs + index, stopAfterMs: index === 0 ? delivery.stopAfterMs : undefined })),
+	);
+	const { firstAtMs, everyMs } = simulated.sweep;
+	return { ...simulated, redisRecipe: recipe, deliveries, kills: [...simulated.kills, ...stepKills], sweep: { firstAtMs: (firstAtMs * 60_000) / everyMs, everyMs: 60_000 } };
+}
+
+/** In half the Redis design's cases, a kill right before a step of its workflows. */
+const stepKills = (recipe: RedisRecipe, processes: number): fc.Arbitrary<Kill[]> =>
+	fc.oneof(
+		{ weight: 1, arbitrary: fc.constant<Kill[]>([]) },
+		{ weight: 1, arbitrary: fc.array(fc.record({ process: fc.integer({ min: 0, max: processes - 1 }), atMs: fc.integer({ min: 0, max: 3000 }), storeCommits: fc.boolean(), atStep: fc.constantFrom(...RECIPE_STEPS[recipe]) }), { minLength: 1, maxLength: 1 }) },
+	);
+
+/** On two processes or more (queue mode), half the cases run the Redis recipe instead of the sweep. */
+const withQueueModeDesign = (simulated: SimulationCase): fc.Arbitrary<SimulationCase> =>
+	simulated.processes < 2
+		? fc.constant(simulated)
+		: fc.record({ redis: fc.boolean(), kills: stepKills('records', simulated.processes) }).map(({ redis, kills }) => (redis ? withRedisRecipe(simulated, 'records', kills) : simulated));
+
+export const simulationCase = casesOn(processCount).chain(withQueueModeDesign);
+
+/** Cases of the Redis design alone, with `recipe`, on two or three processes. */
+export const redisRecipeCases = (recipe: RedisRecipe): fc.Arbitrary<SimulationCase> =>
+	casesOn(fc.integer({ min: 2, max: 3 })).chain((simulated) => stepKills(recipe, simulated.processes).map((kills) => withRedisRecipe(simulated, recipe, kills)));

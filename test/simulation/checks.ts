@@ -12,7 +12,8 @@
  *   overlapping write that lost a change of its key, excuses a second time);
  * - end to end, the shop delivering each order once: every keyed order ends queued, refused for
  *   good, or unknown (an item said so), once n8n's sweep retried what failed or crashed;
- *   only a user's stop leaves it unsent (and the workflow timeout's documented limit);
+ *   only a user's stop leaves it unsent (and the workflow timeout's documented limit); in queue
+ *   mode's Redis design the same, once the redelivery workflow delivered again what it kept;
  * - nothing is left after the case: a fresh order after it ends at once;
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case (while its faults strike: heldThread.ts says why not after) held the
@@ -43,6 +44,7 @@ import type { RequestRecord } from './model';
 import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
 import { HELD_LIMIT_MS } from './heldThread';
 import { gatheredProblems, maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
+import { positionsOf, redisKillLimitOf } from './redisLimits';
 import type { Execution, World } from './world';
 import { CALM_LIMIT_MS } from './world';
 
@@ -55,6 +57,10 @@ export interface Findings {
 	keyedOrdersAcrossProcesses: number;
 	/** The faults of the sender's own code the case drew, and those that struck. */
 	codeFaults: { drawn: number; fired: number };
+	/** In the Redis design, where its kills, stops and timeouts fell (`positionsOf`), each with the orders they struck; a run counts per position the cases that lost one of those. */
+	positions: Array<{ position: string; orders: string[] }>;
+	/** The keyed orders never queued, excused or not. */
+	lostOrders: string[];
 }
 
 /** The documented limits of n8n's store across processes (docs/behaviour.md, Orders That Arrive Together). */
@@ -86,6 +92,7 @@ function heldElsewhere(world: World, order: string, skipper: Execution): boolean
 	const [startedMs, returnedMs] = [skipper.startedAtMs ?? Number.POSITIVE_INFINITY, skipper.returnedAtMs ?? Number.POSITIVE_INFINITY];
 	return world.executions.some((other) =>
 		other !== skipper &&
+		ranCreate(other) &&
 		other.delivery.keyed &&
 		other.delivery.process !== skipper.delivery.process &&
 		ordersOf(other).includes(order) &&
@@ -157,6 +164,9 @@ function saidBy(result: ItemResult): ItemSaid {
 
 const ordersOf = (execution: Execution) => execution.delivery.orders;
 
+/** Whether the execution ran Create: in the Redis design, one that another delivery's count, a kill or a stop ended before has no items. */
+const ranCreate = (execution: Execution) => execution.workflow?.reachedCreate !== false;
+
 /**
  * An error item of a refusal a retry cannot change: the service's 4xx but 429, or the node's own
  * refusal of a transaction larger than Max Request Bytes (a large order's invoice is larger than
@@ -209,6 +219,16 @@ export function findingsOf(world: World): Findings {
 	const toldKeyStays = new Set<string>();
 	const toldMarkMayStay = new Set<string>();
 	for (const execution of executions) {
+		if (!ranCreate(execution)) continue;
+		// A kill after Create returned (the Redis design's later steps) takes no decision back: the service refused the order for good, or may have queued it.
+		if (execution.killedAtMs !== undefined && execution.results !== undefined) {
+			execution.results.forEach((result, item) => {
+				const order = ordersOf(execution)[item];
+				const { said } = saidBy(result);
+				if (said === 'unknown') unknownOrders.add(order);
+				if (said === 'declined' || (said === 'notSent' && refusedForGood(result, execution, order))) refusedOrders.add(order);
+			});
+		}
 		// n8n marks an execution its kill took as crashed, with no output: its retry judges what it left.
 		if (execution.killedAtMs !== undefined) continue;
 		const kind = execution.again ? ' (a fresh order after the case)' : execution.retryOf === undefined ? '' : ` (retry of ${execution.retryOf})`;
@@ -259,6 +279,7 @@ export function findingsOf(world: World): Findings {
 			if (waited !== null) problems.push(...maxWaitProblems(world, execution, where));
 		});
 	}
+	const lostOrders: string[] = [];
 	const keyedQueued = new Map<string, number>();
 	for (const execution of executions.filter((candidate) => candidate.delivery.keyed)) {
 		ordersOf(execution).forEach((order, item) => keyedQueued.set(order, (keyedQueued.get(order) ?? 0) + (record.queuedItems.get(`${execution.index}:${item}`) ?? 0)));
@@ -266,9 +287,11 @@ export function findingsOf(world: World): Findings {
 	for (const [order, times] of keyedQueued) {
 		if (times > 1) unlessStoreLimit(order, `doubled: keyed order ${order} was queued ${times} times`);
 		if (times === 0 && !unknownOrders.has(order) && !toldAnotherKey.has(order) && !refusedOrders.has(order) && !stoppedOrders.has(order)) {
+			lostOrders.push(order);
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
-			const problem = `lost: keyed order ${order} was never queued, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
-			const limit = killLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
+			const kept = (world.redisWorkflows?.redis.keys(`order-pending:${order}:`).length ?? 0) > 0 ? ' (its record is still kept in Redis: the redelivery had not sent it by the end of the case)' : '';
+			const problem = `lost: keyed order ${order} was never queued${kept}, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
+			const limit = killLimitOf(world, order) ?? redisKillLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
 			if (limit === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${limit})`, (excused.get(`lost (${limit})`) ?? 0) + 1);
 		}
@@ -283,15 +306,16 @@ export function findingsOf(world: World): Findings {
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));
-	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined)) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
+	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined && ranCreate(candidate))) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
 	problems.push(...pauseProblems(world), ...probeProblems(world));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);
 	const skipped = new Set((process.env.SIMULATION_SKIP ?? '').split(',').filter(Boolean));
 	const keyedOrdersAcrossProcesses = world.simulated.processes < 2 ? 0 : new Set(world.simulated.deliveries.filter((delivery) => delivery.keyed).flatMap((delivery) => delivery.orders)).size;
 	const codeFaults = { drawn: world.simulated.codeFaults.length, fired: world.codeFaultsFired.length };
-	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults };
+	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults, positions: positionsOf(world), lostOrders };
 }
+
 
 /**
  * Whether a report in reverse order gave the item the entry of another transaction of the same
@@ -347,7 +371,7 @@ const MAY_STAY = /could not be released|could not check the Deduplication Key|an
 function keyFreeProblems(world: World): Array<{ order: string; problem: string }> {
 	const left = new Set(world.entriesAfterCase);
 	const problems: Array<{ order: string; problem: string }> = [];
-	const keyed = world.executions.filter((execution) => !execution.again && execution.delivery.keyed && !execution.delivery.dryRun);
+	const keyed = world.executions.filter((execution) => !execution.again && execution.delivery.keyed && !execution.delivery.dryRun && ranCreate(execution));
 	const itemsOf = (order: string) => keyed.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order ? [{ execution, result: execution.results?.[item] }] : [])));
 	const mayHold = (order: string, except: Execution) =>
 		itemsOf(order).some(({ execution, result }) => {

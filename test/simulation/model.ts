@@ -128,7 +128,23 @@ export interface Kill {
 	process: number;
 	atMs: number;
 	storeCommits: boolean;
+	/** Queue mode's Redis design: the kill falls instead right before this step of a workflow on the process, the first time one reaches it. */
+	atStep?: RecipeStep;
 }
+
+/**
+ * Queue mode's designs with Redis (redisRecipe.ts): today's, whose records the redelivery
+ * workflow delivers again, and the old one, a counter alone.
+ */
+export type RedisRecipe = 'records' | 'counter';
+
+/**
+ * A point between two steps of the Redis design's workflows, named by the step after it: Keep
+ * Until Decided, Count Deliveries' INCR and its EXPIRE, First Delivery? (then Create, or Sent or
+ * Being Sent), Forget Record, Clear Counter, and the redelivery's Forget Delivered Record after
+ * its POST.
+ */
+export type RecipeStep = 'keep' | 'incr' | 'expire' | 'decide' | 'forget' | 'clear' | 'redeliveredDel';
 
 /** How long n8n takes to serve webhooks again after a kill (test:peak's crash measured 5 s). */
 export const RESTART_MS = 5000;
@@ -165,6 +181,11 @@ export interface SimulationCase {
 	 * `everyMs`.
 	 */
 	sweep: { firstAtMs: number; everyMs: number };
+	/**
+	 * On two processes or more (queue mode), the design may be the Redis recipe instead of the
+	 * sweep: one order per delivery, each keyed, and the sweep's first minute the redelivery's.
+	 */
+	redisRecipe?: RedisRecipe;
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
 	randomSeed: number;
 	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */
@@ -239,7 +260,7 @@ export class CaseRecord {
 	readonly claimsBegun = new Map<string, Set<string>>();
 
 	/** Each kill: the process and the life it ended. */
-	readonly kills: Array<Life & { atMs: number }> = [];
+	readonly kills: Array<Life & { atMs: number; atStep?: RecipeStep; order?: string }> = [];
 
 	storeCalls = 0;
 

@@ -71,7 +71,18 @@ export class Excuses {
 
 	readonly codeFaults = { drawn: 0, fired: 0 };
 
-	add({ excused, keyedOrdersAcrossProcesses, codeFaults }: Findings): void {
+	/** The Redis design's positions: per position, the cases that drew it, those of them that lost an order it struck (excused or not), and the first of those (counted from 1). */
+	readonly positions = new Map<string, { cases: number; lost: number; firstLost?: number }>();
+
+	private cases = 0;
+
+	add({ excused, keyedOrdersAcrossProcesses, codeFaults, positions, lostOrders }: Findings): void {
+		this.cases++;
+		for (const { position, orders } of positions) {
+			const lost = orders.some((order) => lostOrders.includes(order));
+			const tally = this.positions.get(position) ?? { cases: 0, lost: 0 };
+			this.positions.set(position, { cases: tally.cases + 1, lost: tally.lost + (lost ? 1 : 0), firstLost: tally.firstLost ?? (lost ? this.cases : undefined) });
+		}
 		for (const [excuse, count] of excused) this.counts.set(excuse, (this.counts.get(excuse) ?? 0) + count);
 		this.keyedOrdersAcrossProcesses += keyedOrdersAcrossProcesses;
 		this.codeFaults.drawn += codeFaults.drawn;
@@ -81,7 +92,9 @@ export class Excuses {
 	toString(): string {
 		const each = [...this.counts].sort(([a], [b]) => a.localeCompare(b)).map(([excuse, count]) => `${excuse} ${count} (${((100 * count) / Math.max(1, this.keyedOrdersAcrossProcesses)).toFixed(1)}%)`);
 		const { drawn, fired } = this.codeFaults;
-		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more; code faults drawn ${drawn}, struck ${fired}`;
+		const positions = [...this.positions].sort(([a], [b]) => a.localeCompare(b)).map(([position, { cases, lost, firstLost }]) => `${position}: ${lost} of ${cases}${firstLost === undefined ? '' : ` (first at case ${firstLost})`}`);
+		const redis = positions.length === 0 ? '' : `; the Redis design's cases that lost an order (excused or not) the position struck, of those struck there: ${positions.join(', ')}`;
+		return `${each.join(', ') || 'none'}, of ${this.keyedOrdersAcrossProcesses} keyed orders delivered on two processes or more; code faults drawn ${drawn}, struck ${fired}${redis}`;
 	}
 }
 

@@ -9,7 +9,9 @@
  * what saves an order that n8n answered and did not send is n8n's sweep, which retries the
  * executions that failed, crashed or timed out (not those a user stopped), during the case and
  * after it, with nothing failing, until none is left. Then a fresh order on every process shows
- * that nothing is wedged.
+ * that nothing is wedged. On two processes or more a case may draw queue mode's Redis design
+ * instead (redisRecipe.ts): each delivery runs the shop workflow's steps around Create, and the
+ * redelivery workflow takes the sweep's place.
  */
 import type { IExecuteFunctions, INode, INodeParameters } from 'n8n-workflow';
 import type { Scheduler } from 'fast-check';
@@ -20,8 +22,10 @@ import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/dedup
 import { installCodeFaults } from './codeFaults';
 import type { FiredFault } from './codeFaults';
 import { HeldThread } from './heldThread';
-import type { Delivery, Kill, Life, SimulationCase } from './model';
+import type { Delivery, Kill, Life, RecipeStep, SimulationCase } from './model';
 import { CaseRecord, LARGE_ORDER, RESTART_MS } from './model';
+import type { ExecutionStatus, RecipeHost } from './redisRecipe';
+import { RedisWorkflows } from './redisRecipe';
 import { emailOf, ServiceModel } from './service';
 import { StoreRow } from './storeRow';
 
@@ -46,10 +50,20 @@ const QUIET_BEFORE_FRESH_MS = 3 * 60_000;
 const CALM_SWEEPS_MS = 5 * 60_000;
 
 /**
+ * The same for the Redis design's redelivery, each of whose rounds comes 3 to 4 minutes after
+ * the delivery it repeats: a rush of a few hundred one-order executions on a paced account, each
+ * giving up after its Max Wait Seconds, is sent over several rounds.
+ */
+const CALM_REDELIVERIES_MS = 20 * 60_000;
+
+/**
  * How long after the last delivery the sweep runs while the case's faults strike (every 5 s,
  * some 24 retries of an execution a 100 ms timeout cancels each time); then the faults end.
  */
 const FAULTY_SWEEPS_MS = 2 * 60_000;
+
+/** The same for the Redis design's redelivery, which delivers again what was kept 3 minutes: its first run that can meets the case's faults. */
+const FAULTY_REDELIVERIES_MS = 4 * 60_000;
 
 /** Steps of the scheduler a phase of a case may take: far more than any case needs. */
 const MAX_STEPS = 100_000;
@@ -69,7 +83,7 @@ export interface Execution {
 	delivery: Delivery;
 	/** A fresh order after the case, with nothing failing. */
 	again: boolean;
-	/** n8n's sweep retried this execution: the index of the execution it retried. */
+	/** n8n's sweep retried this execution, or the Redis design's redelivery delivered its order again: the index of the execution it repeats. */
 	retryOf?: number;
 	/** The sweep has retried it (n8n lists it with a retry since). */
 	retried?: boolean;
@@ -91,9 +105,15 @@ export interface Execution {
 	threw?: unknown;
 	/** The execution hints the node gave n8n. */
 	hints: string[];
+	/**
+	 * The Redis design's shop workflow around Create (redisRecipe.ts): whether it reached Create
+	 * (another delivery counted first, or a kill or a stop came before), the last step it came
+	 * to, and when n8n counted it ended. Without it, Create is the workflow.
+	 */
+	workflow?: { reachedCreate: boolean; at?: RecipeStep; endedAtMs?: number };
 }
 
-export class World {
+export class World implements RecipeHost {
 	readonly record = new CaseRecord();
 
 	readonly executions: Execution[] = [];
@@ -101,6 +121,14 @@ export class World {
 	readonly store: StoreRow;
 
 	private readonly service: ServiceModel;
+
+	/** Queue mode's Redis design, where the case draws it: the workflows, and the Redis they share. */
+	readonly redisWorkflows?: RedisWorkflows;
+
+	/** The kills drawn at a workflow's step that fell. */
+	private readonly stepKillsFired = new Set<Kill>();
+
+	readonly processes: number;
 
 	/** The code faults the case drew that struck: a fault at a call the code never made tests nothing. */
 	readonly codeFaultsFired: FiredFault[] = [];
@@ -110,7 +138,7 @@ export class World {
 
 	readonly heldThread = new HeldThread();
 
-	private faulty = true;
+	private isFaulty = true;
 
 	private readonly name = `case-${++cases}`;
 
@@ -129,31 +157,37 @@ export class World {
 
 	constructor(
 		readonly simulated: SimulationCase,
-		private readonly scheduler: Scheduler,
+		readonly scheduler: Scheduler,
 	) {
-		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, simulated.storeDelays, () => this.faulty);
-		this.service = new ServiceModel(this.record, simulated, scheduler, () => this.faulty, (caller) => this.hasEnded(caller), this.startedAtMs);
+		this.store = new StoreRow(this.record, scheduler, simulated.storeFaults, simulated.storeDelays, () => this.isFaulty);
+		this.service = new ServiceModel(this.record, simulated, scheduler, () => this.isFaulty, (caller) => this.hasEnded(caller), this.startedAtMs);
 		this.lives = Array.from({ length: simulated.processes }, () => 0);
 		this.servesAtMs = Array.from({ length: simulated.processes }, () => 0);
+		this.processes = simulated.processes;
+		if (simulated.redisRecipe !== undefined) this.redisWorkflows = new RedisWorkflows(simulated.redisRecipe, this, this.startedAtMs);
+	}
+
+	faulty(): boolean {
+		return this.isFaulty;
 	}
 
 	async run(): Promise<void> {
 		this.watchClaims();
-		this.restores.push(installCodeFaults(this.simulated.codeFaults, () => this.faulty, this.codeFaultsFired));
+		this.restores.push(installCodeFaults(this.simulated.codeFaults, () => this.isFaulty, this.codeFaultsFired));
 		try {
 			this.simulated.deliveries.forEach((delivery) => this.deliverAt(delivery, false));
-			for (const kill of this.simulated.kills) setTimeout(() => this.kill(kill), kill.atMs);
-			setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.firstAtMs);
+			for (const kill of this.simulated.kills) if (kill.atStep === undefined) setTimeout(() => this.kill(kill), kill.atMs);
+			setTimeout(() => this.retryDuringCase(), this.simulated.sweep.firstAtMs);
 			const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
 			await this.runUntilQuiet(Date.now() + last + CASE_LIMIT_MS);
 		} finally {
-			this.faulty = false;
+			this.isFaulty = false;
 		}
 		// What still runs from the case ends first (a timeout armed in it may yet cancel it).
 		await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 		this.entriesAfterCase = [...this.store.entries];
-		const calmEndsMs = Date.now() + CALM_SWEEPS_MS;
-		while (Date.now() < calmEndsMs && this.sweep() + this.executions.filter((execution) => this.awaitsSweep(execution)).length > 0) {
+		const calmEndsMs = Date.now() + (this.redisWorkflows === undefined ? CALM_SWEEPS_MS : CALM_REDELIVERIES_MS);
+		while (Date.now() < calmEndsMs && this.retryRound() > 0) {
 			await this.runUntilQuiet(Date.now() + CALM_LIMIT_MS);
 			await jest.advanceTimersByTimeAsync(this.simulated.sweep.everyMs);
 		}
@@ -198,12 +232,18 @@ export class World {
 		return execution.retryOf === undefined ? 0 : 1 + this.generationOf(this.executions[execution.retryOf]);
 	}
 
-	/** The sweep runs during the case while anything is under way or left to retry, for `FAULTY_SWEEPS_MS` after the last delivery. */
-	private sweepDuringCase(): void {
+	/** One run of the design's retrier, the sweep or the Redis design's redelivery; returns how much it leaves to later runs. */
+	private retryRound(): number {
+		if (this.redisWorkflows !== undefined) return this.redisWorkflows.redeliver();
+		return this.sweep() + this.executions.filter((execution) => this.awaitsSweep(execution)).length;
+	}
+
+	/** The retrier runs during the case while anything is under way or left to retry, for a while after the last delivery. */
+	private retryDuringCase(): void {
 		const last = Math.max(0, ...this.simulated.deliveries.map((delivery) => delivery.atMs));
-		if (!this.faulty || Date.now() - this.startedAtMs > last + FAULTY_SWEEPS_MS) return;
-		this.sweep();
-		if (this.executions.some((execution) => this.awaitsSweep(execution))) setTimeout(() => this.sweepDuringCase(), this.simulated.sweep.everyMs);
+		const faultyMs = this.redisWorkflows === undefined ? FAULTY_SWEEPS_MS : FAULTY_REDELIVERIES_MS;
+		if (!this.isFaulty || Date.now() - this.startedAtMs > last + faultyMs) return;
+		if (this.retryRound() > 0) setTimeout(() => this.retryDuringCase(), this.simulated.sweep.everyMs);
 	}
 
 	/** Whether a later sweep may yet retry the execution: it runs, is retryable, or crashed and waits for its process to serve again. */
@@ -243,16 +283,18 @@ export class World {
 			let quiet = false;
 			await this.heldThread.step(async () => {
 				await settle();
-				if (!clockWaiting && jest.getTimerCount() > 0 && Date.now() < untilMs) {
+				// A step of the Redis design's workflows takes no time: the clock waits for it.
+				const stepsPending = () => (this.redisWorkflows?.stepsPending ?? 0) > 0;
+				if (!clockWaiting && !stepsPending() && jest.getTimerCount() > 0 && Date.now() < untilMs) {
 					clockWaiting = true;
 					void this.scheduler.schedule(Promise.resolve(), 'the clock runs').then(() => {
 						clockWaiting = false;
-						jest.advanceTimersToNextTimer();
+						if (!stepsPending()) jest.advanceTimersToNextTimer();
 					});
 				}
 				quiet = this.scheduler.count() === 0;
 				if (!quiet) await this.scheduler.waitOne();
-			}, this.faulty);
+			}, this.isFaulty);
 			if (quiet) return;
 		}
 	}
@@ -262,12 +304,13 @@ export class World {
 	 * world (no request or store call of theirs comes back), and it serves again after
 	 * `RESTART_MS` in a new life, knowing nothing of the earlier one.
 	 */
-	private kill({ process, storeCommits }: Kill): void {
+	private kill({ process, storeCommits, atStep }: Kill, order?: string): void {
 		const life = this.lives[process]++;
-		this.record.kills.push({ process, life, atMs: Date.now() });
+		this.record.kills.push({ process, life, atMs: Date.now(), atStep, order });
 		this.store.kill({ process, life }, storeCommits);
 		for (const execution of this.executions) {
-			if (execution.delivery.process !== process || execution.life !== life || execution.returnedAtMs !== undefined) continue;
+			const done = execution.workflow === undefined ? execution.returnedAtMs !== undefined : execution.workflow.endedAtMs !== undefined;
+			if (execution.delivery.process !== process || execution.life !== life || done) continue;
 			execution.killedAtMs = Date.now();
 			execution.endedAtMs ??= execution.killedAtMs;
 		}
@@ -278,6 +321,32 @@ export class World {
 		return this.lives[process] !== life;
 	}
 
+	killAt(process: number, step: RecipeStep, order: string): void {
+		const due = this.simulated.kills.find((kill) => kill.atStep === step && kill.process === process && !this.stepKillsFired.has(kill) && Date.now() - this.startedAtMs >= kill.atMs);
+		if (due === undefined) return;
+		this.stepKillsFired.add(due);
+		this.kill(due, order);
+	}
+
+	lifeOf(process: number): number {
+		return this.lives[process];
+	}
+
+	goesOn(execution: Execution): boolean {
+		return execution.killedAtMs === undefined && execution.cancelledAtMs === undefined;
+	}
+
+	/** n8n's status of the execution: a killed one is running until its worker serves again and n8n marks it crashed. */
+	statusOf(execution: Execution): ExecutionStatus {
+		if (execution.cancelledBy !== undefined) return 'canceled';
+		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process] ? 'ended' : 'running';
+		return execution.endedAtMs === undefined ? 'running' : 'ended';
+	}
+
+	deliverAgain(order: string, process: number, of: Execution): void {
+		this.deliverAt({ ...of.delivery, orders: [order], process, atMs: 0, stopAfterMs: undefined }, false, of.index);
+	}
+
 	private deliverAt(delivery: Delivery, again: boolean, retryOf?: number): void {
 		const execution: Execution = { index: this.executions.length, delivery, again, retryOf, hints: [] };
 		this.executions.push(execution);
@@ -285,7 +354,7 @@ export class World {
 	}
 
 	private start(execution: Execution): void {
-		const { delivery, index } = execution;
+		const { delivery } = execution;
 		// What the shop delivers while n8n is down it delivers again once n8n serves (its webhook retries).
 		const downMs = this.servesAtMs[delivery.process] - Date.now();
 		if (downMs > 0) return void setTimeout(() => this.start(execution), downMs);
@@ -294,7 +363,7 @@ export class World {
 		const cancel = new AbortController();
 		// Users stop, and n8n's timeout cancels, only while the case's faults strike.
 		const cancelAfter = (ms: number | undefined, by: 'user' | 'timeout') => {
-			if (ms === undefined || !this.faulty) return;
+			if (ms === undefined || !this.isFaulty) return;
 			setTimeout(() => {
 				if (execution.endedAtMs !== undefined) return;
 				execution.cancelledAtMs = execution.endedAtMs = Date.now();
@@ -305,22 +374,35 @@ export class World {
 		cancelAfter(delivery.stopAfterMs, 'user');
 		cancelAfter(this.simulated.workflowTimeoutMs, 'timeout');
 		const context = this.contextOf(execution, cancel.signal);
-		// As the README sets it up: keyed Create with On Error › Stop Workflow, so that n8n's retry finds what it left unsent; without a key, Continue.
-		execute.call(context, { continueOnFail: !delivery.keyed, errorOutput: false }, undefined).then(
-			({ results, failure }) => {
-				if (execution.killedAtMs !== undefined) return;
+		const create = async () => {
+			try {
+				const { results, failure } = await execute.call(context, { continueOnFail: this.continuesOnFail(execution), errorOutput: false }, undefined);
+				if (execution.killedAtMs !== undefined) return undefined;
 				execution.results = results;
 				execution.failed = failure;
-			},
-			(error: unknown) => {
+				return results;
+			} catch (error) {
 				if (execution.killedAtMs === undefined) execution.threw = error;
-			},
-		).finally(() => {
-			if (execution.killedAtMs !== undefined) return;
-			execution.returnedAtMs = Date.now();
-			execution.endedAtMs ??= execution.returnedAtMs;
-		});
-		void index;
+				return undefined;
+			} finally {
+				if (execution.killedAtMs === undefined) {
+					execution.returnedAtMs = Date.now();
+					if (execution.workflow === undefined) execution.endedAtMs ??= execution.returnedAtMs;
+				}
+			}
+		};
+		// The fresh orders after the case go to Create alone: they show whether sending is wedged.
+		if (this.redisWorkflows !== undefined && !execution.again) void this.redisWorkflows.run(execution, create);
+		else void create();
+	}
+
+	/**
+	 * As the README sets it up: keyed Create with On Error › Stop Workflow, so that n8n's retry
+	 * finds what it left unsent; without a key, Continue; in the Redis design, Continue (regular
+	 * output), its workflow branching on each item.
+	 */
+	private continuesOnFail({ delivery, again }: Execution): boolean {
+		return !delivery.keyed || (this.redisWorkflows !== undefined && !again);
 	}
 
 	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
@@ -353,10 +435,10 @@ export class World {
 			getInputData: () => items,
 			getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameterAt(name, fallback),
 			getCredentials: async () => credential,
-			continueOnFail: () => !delivery.keyed,
+			continueOnFail: () => this.continuesOnFail(execution),
 			getExecutionCancelSignal: () => signal,
 			// The workflow's Settings › Timeout Workflow, where n8n's timeout cancels it (`start`).
-			getWorkflowSettings: () => (this.faulty && this.simulated.workflowTimeoutMs !== undefined ? { executionTimeout: this.simulated.workflowTimeoutMs / 1000 } : {}),
+			getWorkflowSettings: () => (this.isFaulty && this.simulated.workflowTimeoutMs !== undefined ? { executionTimeout: this.simulated.workflowTimeoutMs / 1000 } : {}),
 			addExecutionHints: (...hints: Array<{ message: string }>) => execution.hints.push(...hints.map((hint) => hint.message)),
 			getTimezone: () => 'Europe/Berlin',
 			getMode: () => (this.simulated.commandLine ? 'cli' : 'webhook'),
