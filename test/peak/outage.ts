@@ -95,8 +95,11 @@ export const OUTAGE_WORDS: Record<OutageCause, string> = {
 
 const statuses = (counts: Record<string, number>) => Object.entries(counts).map(([status, count]) => `${status} ${count}`).join(', ') || 'none';
 
+/** Regular mode's setup, as the README sets it up: what takes the orders, and what sends again what it did not send. */
+const REGULAR_SETUP = { create: 'Create with the order id as Deduplication Key, On Error › Stop Workflow', sendsAgain: `the README's retry (${RETRY_EXAMPLE}, every minute)` };
+
 /** The figures as lines, and the verdict: every order queued exactly once within 300 s of the outage's end. */
-export function describeOutage(figures: OutageFigures, settings: RushSettings['outage']): { lines: string[]; passed: boolean } {
+export function describeOutage(figures: OutageFigures, settings: RushSettings['outage'], setup: { create: string; sendsAgain: string } = REGULAR_SETUP): { lines: string[]; passed: boolean } {
 	const { queued, retries } = figures;
 	const failures = [
 		queued.twice > 0 ? `${queued.twice} orders queued twice` : '',
@@ -105,8 +108,8 @@ export function describeOutage(figures: OutageFigures, settings: RushSettings['o
 	].filter(Boolean);
 	return {
 		lines: [
-			`Outage, the shop delivering once: Create with the order id as Deduplication Key, On Error › Stop Workflow, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s; the README's retry (${RETRY_EXAMPLE}, every minute) published, nothing delivered again, no one acting:`,
-			`  during the outage: executions ended ${statuses(figures.endedAs)}, orders queued ${figures.queuedDuringOutage}; n8n's retries ${retries.retried} (${statuses(retries.endedAs)})`,
+			`Outage, the shop delivering once: ${setup.create}, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s; ${setup.sendsAgain} published, nothing delivered again by the shop, no one acting:`,
+			`  during the outage: executions ended ${statuses(figures.endedAs)}, orders queued ${figures.queuedDuringOutage}; executions after it (retries, deliveries again) ${retries.retried} (${statuses(retries.endedAs)})`,
 			`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; the last ${figures.secondsToLastQueued.toFixed(0)} s after the outage's end: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		],
 		passed: failures.length === 0,

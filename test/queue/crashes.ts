@@ -4,16 +4,19 @@
  * and counts its deliveries in front of keyed Create, and examples/redeliver-pending-orders.json),
  * the shop delivering each order once, while one worker is
  * killed (SIGKILL, as an out-of-memory kill does) and started again, and while the main instance
- * is stopped (SIGTERM) and started again. test:peak's crash check (crash.ts) drives, measures and
- * judges each: no order queued twice, none left unsent beyond the requests under way at the kill,
- * every order queued within 300 s of the process serving again.
+ * is stopped (SIGTERM) and started again, and through an outage of the service longer than Max
+ * Wait Seconds. test:peak's crash check (crash.ts) drives, measures and judges each crash: no order
+ * queued twice, none left unsent beyond the requests under way at the kill, every order queued
+ * within 300 s of the process serving again; its outage check (outage.ts) the outage: every order
+ * queued once, within 300 s of the outage's end.
  */
 import type { ServiceDouble } from '../double/server';
 import { type CrashEnvironment, type CrashFigures, describeCrash, type EndSignal, measureCrash } from '../peak/crash';
-import { publishWorkflows } from '../peak/publish';
+import { describeOutage, measureOutage, type OutageFigures } from '../peak/outage';
+import { publishWorkflows, unpublishWorkflow } from '../peak/publish';
 import type { RushSettings } from '../peak/rushSettings';
-import type { RushWorkflow } from '../peak/rushWorkflows';
-import { scenarioWorkflow } from '../peak/workflows';
+import type { OutageCause, RushWorkflow } from '../peak/rushWorkflows';
+import { scenarioWorkflow, STRICT_EXAMPLE } from '../peak/workflows';
 import { waitUntilPublished } from './cluster';
 import { postgresExecutions } from './postgresExecutions';
 import { installRedeliveryExample, REDELIVERY_EXAMPLE } from './redeliveryExample';
@@ -28,14 +31,34 @@ const ENDED: Record<QueueCrash, { ended: string; signal: EndSignal; letter: stri
 	main: { ended: 'the main instance', signal: 'SIGTERM', letter: 'm' },
 };
 
-/** The shop workflow of each crash: the example as shipped, under its own id and webhook path. */
-export function queueCrashWorkflows(credential: { id: string; name: string }): Record<QueueCrash, RushWorkflow<string>> {
-	const workflowOf = (crash: QueueCrash): RushWorkflow<string> => {
-		const { file, webhookPath } = scenarioWorkflow('strict', ENDED[crash].letter, credential);
-		return { flow: crash, file, webhookPath };
-	};
-	return { worker: workflowOf('worker'), main: workflowOf('main') };
+/**
+ * The outage: the service answers 503 for longer than the example's Max Wait Seconds (its
+ * default, 120), so that its executions keep their orders' records for the redelivery; 100
+ * orders at 10 a second, as test:peak's outage.
+ */
+const OUTAGE: RushSettings['outage'] = { orders: 100, ordersPerSecond: 10, maxWaitSeconds: 120, outageMs: 180_000 };
+
+const SETUP = {
+	create: `the README's queue-mode setup (${STRICT_EXAMPLE}: Create with the order id as Deduplication Key, On Error › Continue)`,
+	sendsAgain: `its redelivery (${REDELIVERY_EXAMPLE}, every minute)`,
+};
+
+export interface QueueSetupWorkflows {
+	/** The shop workflow of each crash and of the outage: the example as shipped, under its own id and webhook path. */
+	crashes: Record<QueueCrash, RushWorkflow<string>>;
+	outage: RushWorkflow<OutageCause>;
 }
+
+export function queueCrashWorkflows(credential: { id: string; name: string }): QueueSetupWorkflows {
+	const workflowOf = <Flow extends string>(flow: Flow, letter: string): RushWorkflow<Flow> => {
+		const { file, webhookPath } = scenarioWorkflow('strict', letter, credential);
+		return { flow, file, webhookPath };
+	};
+	return { crashes: { worker: workflowOf('worker', ENDED.worker.letter), main: workflowOf('main', ENDED.main.letter) }, outage: workflowOf('unavailable', 'o') };
+}
+
+/** Every shop workflow of the README's queue-mode setup, to be imported. */
+export const setupWorkflowFiles = (workflows: QueueSetupWorkflows) => [...Object.values(workflows.crashes), workflows.outage].map((workflow) => workflow.file);
 
 export interface QueueCrashContext {
 	double: ServiceDouble;
@@ -52,16 +75,24 @@ export interface QueueCrashContext {
 export interface QueueCrashOutcome {
 	settings: RushSettings['crash'];
 	runs: Partial<Record<QueueCrash, CrashFigures>>;
+	outage?: OutageFigures;
 }
 
-/** Runs each crash in turn on its own workflow (published first) and its own orders. */
-export async function runQueueCrashes(context: QueueCrashContext, workflows: Record<QueueCrash, RushWorkflow<string>>, settings: RushSettings['crash'], log: (line: string) => void): Promise<QueueCrashOutcome> {
+/** Runs each crash in turn on its own workflow (published first) and its own orders, then the outage. */
+export async function runQueueCrashes(context: QueueCrashContext, setup: QueueSetupWorkflows, settings: RushSettings['crash'], log: (line: string) => void): Promise<QueueCrashOutcome> {
 	const outcome: QueueCrashOutcome = { settings, runs: {} };
-	await publishWorkflows(context.mainPort, Object.values(workflows).map((workflow) => workflow.file.id));
+	const workflows = setup.crashes;
+	await publishWorkflows(context.mainPort, setupWorkflowFiles(setup).map((file) => file.id));
 	await waitUntilPublished(context.postgresPort);
+	const webhookBase = `http://127.0.0.1:${context.mainPort}/webhook`;
+	let redelivery: string | undefined;
+	const redeliveryFor = (webhookPath: string) => async () => {
+		// One redelivery per Redis database, as a user with one shop workflow has: it delivers every kept record to its one webhook.
+		if (redelivery !== undefined) await unpublishWorkflow(context.mainPort, redelivery);
+		redelivery = await installRedeliveryExample(context.mainPort, `${webhookBase}/${webhookPath}`);
+	};
 	for (const crash of ['worker', 'main'] as const) {
 		log(`The README's queue-mode setup, ${ENDED[crash].ended} ${ENDED[crash].signal === 'SIGKILL' ? 'killed' : 'stopped'} mid-rush, the shop delivering once ...`);
-		const webhookBase = `http://127.0.0.1:${context.mainPort}/webhook`;
 		const environment: CrashEnvironment = {
 			double: context.double,
 			ended: `${ENDED[crash].ended} (queue mode)`,
@@ -70,11 +101,14 @@ export async function runQueueCrashes(context: QueueCrashContext, workflows: Rec
 			store: () => postgresExecutions(context.postgresPort),
 			kill: async (signal) => await (crash === 'worker' ? context.killWorker() : context.stopMain(signal)),
 			restart: async () => await (crash === 'worker' ? context.startWorker() : context.startMain()),
-			installRetry: async () => void (await installRedeliveryExample(context.mainPort, `${webhookBase}/${workflows[crash].webhookPath}`)),
+			installRetry: redeliveryFor(workflows[crash].webhookPath),
 			sendsAgain: { example: REDELIVERY_EXAMPLE, byRetry: false },
 		};
 		outcome.runs[crash] = await measureCrash(environment, workflows[crash], settings, ENDED[crash].signal);
 	}
+	log(`The README's queue-mode setup through an outage of ${OUTAGE.outageMs / 1000} s, the shop delivering once ...`);
+	const store = () => postgresExecutions(context.postgresPort);
+	outcome.outage = await measureOutage({ double: context.double, webhookBase, store, installRetry: redeliveryFor(setup.outage.webhookPath) }, setup.outage, OUTAGE);
 	return outcome;
 }
 
@@ -86,6 +120,11 @@ export function describeQueueCrashes(outcome: QueueCrashOutcome): { lines: strin
 		const described = describeCrash(figures, outcome.settings);
 		lines.push(...described.lines);
 		if (!described.passed) failures.push(`${ENDED[crash as QueueCrash].ended} ${figures.signal}`);
+	}
+	if (outcome.outage !== undefined) {
+		const described = describeOutage(outcome.outage, OUTAGE, SETUP);
+		lines.push(...described.lines);
+		if (!described.passed) failures.push('the outage');
 	}
 	return { lines, failures };
 }

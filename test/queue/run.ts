@@ -8,7 +8,7 @@
  * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush] [crash]
  * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder;
  * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does; `crash`
- * the README's queue-mode setup through a killed worker and a stopped main instance alone, crashes.ts)
+ * the README's queue-mode setup through a killed worker, a stopped main instance and an outage alone, crashes.ts)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -32,7 +32,7 @@ import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, stopMain, type ClusterSettings, type N8nInstance } from './cluster';
 import { startCollector } from './collector';
-import { describeQueueCrashes, queueCrashWorkflows, runQueueCrashes } from './crashes';
+import { describeQueueCrashes, queueCrashWorkflows, runQueueCrashes, setupWorkflowFiles } from './crashes';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
@@ -107,12 +107,12 @@ async function main(keep: boolean, { rushOnly, crashOnly }: Parts): Promise<void
 		const runs = peakRuns(credential);
 		const rush = queueRushRuns(credential, double, rushSettingsFor(figures.n8nVersion));
 		const crashWorkflows = queueCrashWorkflows(credential);
-		log(`Importing the credentials and ${runs.length + rush.runs.length + 4} workflows, publishing the orders and blocks workflows ...`);
+		log(`Importing the credentials and ${runs.length + rush.runs.length + 2 + setupWorkflowFiles(crashWorkflows).length} workflows, publishing the orders and blocks workflows ...`);
 		const cliEnv = await queueEnvironment(settings, 'cli');
 		await importCredentials([credential, orderCounterCredential(redis.port), rush.credential], cliEnv, scratch);
 		const workflowFolder = join(scratch, 'workflows');
 		await mkdir(workflowFolder);
-		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rush.runs.map((run) => run.workflow.file), ...Object.values(crashWorkflows).map((workflow) => workflow.file)]) {
+		for (const workflow of [ordersWorkflow(credential), blocksWorkflow(credential, collector.url), ...runs.map((run) => run.workflow.file), ...rush.runs.map((run) => run.workflow.file), ...setupWorkflowFiles(crashWorkflows)]) {
 			await writeFile(join(workflowFolder, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
 		await importWorkflows(workflowFolder, cliEnv);
