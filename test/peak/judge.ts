@@ -66,13 +66,19 @@ export const FAILED_ON_PURPOSE: Record<PurposefulFailure, string> = { unknown: '
 const onPurpose = (nodeError: string) => Object.values(FAILED_ON_PURPOSE).some((node) => nodeError.startsWith(`${node}: `));
 const saysUnknown = (nodeError: string) => nodeError.startsWith(`${FAILED_ON_PURPOSE.unknown}: `);
 
-/** Orders whose executions failed on purpose at other nodes than `scenario.failsOnPurpose` says, with the nodes they failed at. */
+/**
+ * Orders whose executions failed on purpose at other nodes than `scenario.failsOnPurpose` says,
+ * with the nodes they failed at; a failure whose message does not begin with the order, as the
+ * example writes it, counts as at no node (n8n swaps a Stop and Error message naming a network
+ * code, such as ECONNRESET, for a generic one).
+ */
 function misroutedOrders(scenario: Scenario, orderIds: string[], outcomes: ExecutionOutcome[]): string[] {
 	const expected = scenario.failsOnPurpose;
 	if (expected === undefined) return [];
 	const expectedAt = (id: string) => (Object.keys(expected) as PurposefulFailure[]).filter((kind) => expected[kind].some((index) => orderIds[index] === id)).map((kind) => FAILED_ON_PURPOSE[kind]);
 	return orderIds.flatMap((id) => {
-		const failedAt = outcomes.filter((outcome) => outcome.orderId === id).flatMap((outcome) => outcome.nodeErrors.filter(onPurpose).map((error) => error.slice(0, error.indexOf(': '))));
+		const namesOrder = (error: string) => error.slice(error.indexOf(': ') + 2).startsWith(`Order ${id}`);
+		const failedAt = outcomes.filter((outcome) => outcome.orderId === id).flatMap((outcome) => outcome.nodeErrors.filter((error) => onPurpose(error) && namesOrder(error)).map((error) => error.slice(0, error.indexOf(': '))));
 		const want = expectedAt(id);
 		return want.sort().join() === [...new Set(failedAt)].sort().join() ? [] : [`${id}: failed at ${failedAt.join(', ') || 'no node'} instead of ${want.join(', ') || 'none'}`];
 	});
