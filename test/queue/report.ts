@@ -1,7 +1,8 @@
 import type { ScenarioFigures } from '../peak/judge';
 import { describeRun, scenarioHeading } from '../peak/report';
 import type { MainStop } from './cluster';
-import { describeQueueCrashes, type QueueCrashOutcome } from './crashes';
+import type { OutageFigures } from '../peak/outage';
+import { describeQueueCrashes, describeQueueOutage, type QueueCrashOutcome } from './crashes';
 import type { HardKillFigures } from './hardKill';
 import type { OrdersFigures } from './orders';
 import { keyLimitsMeasured } from './peakScenarios';
@@ -29,6 +30,8 @@ export interface Figures {
 	rush?: QueueRushOutcome;
 	/** The README's queue-mode setup through a killed worker and a stopped main instance (crashes.ts). */
 	crashes?: QueueCrashOutcome;
+	/** The README's queue-mode setup through an outage, run alone (crashes.ts). */
+	outage?: OutageFigures;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -94,6 +97,7 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
 	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush));
 	if (figures.crashes !== undefined) lines.push(...describeQueueCrashes(figures.crashes).lines);
+	if (figures.outage !== undefined) lines.push(...describeQueueOutage(figures.outage).lines);
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

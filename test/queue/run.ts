@@ -8,7 +8,8 @@
  * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush] [crash]
  * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder;
  * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does; `crash`
- * the README's queue-mode setup through a killed worker, a stopped main instance and an outage alone, crashes.ts)
+ * the README's queue-mode setup through a killed worker and a stopped main instance alone, crashes.ts; `outage`
+ * that setup through an outage of 180 s alone, not in the default run: it fails on the current sending)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -32,7 +33,7 @@ import { sandboxCredential } from '../../scripts/sandbox';
 import { ServiceDouble } from '../double/server';
 import { cliCommand, memoryOf, queueEnvironment, startMain, startWorker, stopMain, type ClusterSettings, type N8nInstance } from './cluster';
 import { startCollector } from './collector';
-import { describeQueueCrashes, queueCrashWorkflows, runQueueCrashes, setupWorkflowFiles } from './crashes';
+import { describeQueueCrashes, describeQueueOutage, queueCrashWorkflows, runQueueCrashes, runQueueOutage, setupWorkflowFiles } from './crashes';
 import { measureHardKill } from './hardKill';
 import { runOrders } from './orders';
 import { orderCounterCredential, peakFailures, peakRuns, runPeakScenarios } from './peakScenarios';
@@ -66,9 +67,10 @@ const figures: Figures = { n8nVersion: '', cores: cpus().length, orders: [], mai
 interface Parts {
 	rushOnly: boolean;
 	crashOnly: boolean;
+	outageOnly: boolean;
 }
 
-async function main(keep: boolean, { rushOnly, crashOnly }: Parts): Promise<void> {
+async function main(keep: boolean, { rushOnly, crashOnly, outageOnly }: Parts): Promise<void> {
 	figures.n8nVersion = selectedN8nVersion();
 	log(`n8n ${figures.n8nVersion} on Node.js ${process.versions.node} (test:queue)`);
 	const postgresSource = postgresSourceFor(figures.n8nVersion);
@@ -174,6 +176,12 @@ async function main(keep: boolean, { rushOnly, crashOnly }: Parts): Promise<void
 		};
 		log('Warming up with 20 orders ...');
 		await runOrders(context(), 'WARMUP', 20);
+		if (outageOnly) {
+			await startWorker2();
+			figures.outage = await runQueueOutage({ double, postgresPort: postgres.port, mainPort: settings.mainPort }, crashWorkflows, log);
+			if (!describeQueueOutage(figures.outage).passed) throw new Error('The README\'s queue-mode setup through an outage: an order not queued exactly once, or late');
+			return;
+		}
 		if (rushOnly || crashOnly) await startWorker2();
 		else await checksBeforeTheRush();
 		let workerConcurrency = DEFAULT_CONCURRENCY;
@@ -242,7 +250,7 @@ function runHere(): void {
 	}, OVERALL_LIMIT_MS);
 	watchdog.unref();
 	const t0 = performance.now();
-	runAndCheckLeftovers(process.argv.includes('--keep'), { rushOnly: process.argv.includes('rush'), crashOnly: process.argv.includes('crash') }).then(
+	runAndCheckLeftovers(process.argv.includes('--keep'), { rushOnly: process.argv.includes('rush'), crashOnly: process.argv.includes('crash'), outageOnly: process.argv.includes('outage') }).then(
 		() => {
 			printFigures({ ...figures, totalSeconds: seconds(t0) }, log);
 			log('queue mode: all checks passed');
