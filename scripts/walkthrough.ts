@@ -70,6 +70,7 @@ const EXAMPLES = [
 	{ id: 'mpExampleBlocks1', file: 'example-daily-blocks.png' },
 	{ id: 'mpExampleMailng1', file: 'example-mailing.png' },
 	{ id: 'mpExampleTrigr01', file: 'example-trigger.png' },
+	{ id: 'mpExampleOnce001', file: 'example-shop-order-queue-mode.png' },
 ];
 
 /** Send Order Confirmation in examples/woocommerce-order-mapped-fields.json, and where to scroll its panel to. */
