@@ -43,8 +43,8 @@ const SETUP = {
 	sendsAgain: `its redelivery (${REDELIVERY_EXAMPLE}, every minute)`,
 };
 
+/** The shop workflow of each crash and of the outage: the example as shipped, each under its own id and webhook path. */
 export interface QueueSetupWorkflows {
-	/** The shop workflow of each crash and of the outage: the example as shipped, under its own id and webhook path. */
 	crashes: Record<QueueCrash, RushWorkflow<string>>;
 	outage: RushWorkflow<OutageCause>;
 }
