@@ -60,6 +60,9 @@ export function queueCrashWorkflows(credential: { id: string; name: string }): Q
 /** Every shop workflow of the README's queue-mode setup, to be imported. */
 export const setupWorkflowFiles = (workflows: QueueSetupWorkflows) => [...Object.values(workflows.crashes), workflows.outage].map((workflow) => workflow.file);
 
+/** Where main serves the shop workflows' webhooks (it keeps one port across its restarts). */
+const webhookBaseOf = (mainPort: number) => `http://127.0.0.1:${mainPort}/webhook`;
+
 export interface QueueCrashContext {
 	double: ServiceDouble;
 	postgresPort: number;
@@ -83,7 +86,7 @@ export async function runQueueCrashes(context: QueueCrashContext, setup: QueueSe
 	const workflows = setup.crashes;
 	await publishWorkflows(context.mainPort, Object.values(workflows).map((workflow) => workflow.file.id));
 	await waitUntilPublished(context.postgresPort);
-	const webhookBase = `http://127.0.0.1:${context.mainPort}/webhook`;
+	const webhookBase = webhookBaseOf(context.mainPort);
 	let redelivery: string | undefined;
 	const redeliveryFor = (webhookPath: string) => async () => {
 		// One redelivery per Redis database, as a user with one shop workflow has: it delivers every kept record to its one webhook.
@@ -116,7 +119,7 @@ export async function runQueueCrashes(context: QueueCrashContext, setup: QueueSe
 export async function runQueueOutage(context: Pick<QueueCrashContext, 'double' | 'postgresPort' | 'mainPort'>, setup: QueueSetupWorkflows, log: (line: string) => void): Promise<OutageFigures> {
 	await publishWorkflows(context.mainPort, [setup.outage.file.id]);
 	await waitUntilPublished(context.postgresPort);
-	const webhookBase = `http://127.0.0.1:${context.mainPort}/webhook`;
+	const webhookBase = webhookBaseOf(context.mainPort);
 	log(`The README's queue-mode setup through an outage of ${OUTAGE.outageMs / 1000} s, the shop delivering once ...`);
 	const installRetry = async () => void (await installRedeliveryExample(context.mainPort, `${webhookBase}/${setup.outage.webhookPath}`));
 	return await measureOutage({ double: context.double, webhookBase, store: () => postgresExecutions(context.postgresPort), installRetry }, setup.outage, OUTAGE);

@@ -316,7 +316,6 @@ export function findingsOf(world: World): Findings {
 	return { problems: problems.filter((problem) => !skipped.has(problem.slice(0, problem.indexOf(':')))), excused, keyedOrdersAcrossProcesses, codeFaults, positions: positionsOf(world), lostOrders };
 }
 
-
 /**
  * Whether a report in reverse order gave the item the entry of another transaction of the same
  * contact (the same order delivered twice): the entries cannot be told apart.
