@@ -191,9 +191,13 @@ export function problemsOf(world: World): string[] {
 export function findingsOf(world: World): Findings {
 	const problems: string[] = [];
 	const excused = new Map<string, number>();
-	/** Adds the problem unless the store's documented limit touched `order`; then counts it as excused. */
-	const unlessStoreLimit = (order: string, problem: string, readMarks = false) => {
-		const limit = record.overwrittenOrders.has(order)
+	/**
+	 * Adds the problem unless the store's documented limit touched `order`; then counts it as
+	 * excused. `overlapping: false` where overlapping writes must not explain it: they may bring
+	 * back a key its process released, and that may not leave an order unsent as "outcome unknown".
+	 */
+	const unlessStoreLimit = (order: string, problem: string, readMarks = false, overlapping = true) => {
+		const limit = overlapping && record.overwrittenOrders.has(order)
 			? OVERLAPPING_WRITES
 			: record.removedOrders.has(order)
 				? REMOVAL_ROUND
@@ -301,7 +305,7 @@ export function findingsOf(world: World): Findings {
 		if ((keyedQueued.get(order) ?? 0) > 0 || stoppedOrders.has(order) || toldKeyStays.has(order) || record.requests.some((request) => (leftOpen(request.answer) || request.lostAtKill === true) && request.carried.some((carried) => carried.order === order))) continue;
 		const problem = `unknown: keyed order ${order} was left to a person (check the platform, send it with another key), though no request that carried it may have reached the service`;
 		const limit = killLimitOf(world, order) ?? (record.lostAnswerOrders.has(order) ? LOST_STORE_ANSWER : skippers.every((skipper) => heldElsewhere(world, order, skipper)) ? HELD_ELSEWHERE : undefined);
-		if (limit === undefined) unlessStoreLimit(order, problem, true);
+		if (limit === undefined) unlessStoreLimit(order, problem, true, false);
 		else excused.set(`unknown (${limit})`, (excused.get(`unknown (${limit})`) ?? 0) + 1);
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
