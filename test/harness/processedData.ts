@@ -9,6 +9,7 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
+import { freeMark, keyEntry } from '../../nodes/MailingPlatform/actions/transaction/keyRounds';
 import { Meeting } from './meetingCalls';
 import type { StoreDatabase } from './storeDatabases';
 import { insertCollision } from './storeDatabases';
@@ -36,6 +37,16 @@ export interface StoreCall {
 	workflowId: string;
 	nodeId?: string;
 	options: ICheckProcessedOptions;
+}
+
+/**
+ * Whether a delivery of the order with `key` finds its key taken in a history that `has` reads:
+ * a generation of the key recorded without its "free" mark, where every earlier one has its mark
+ * (keyRounds.ts). A key never recorded, or marked free in every generation, is free.
+ */
+export function keyTaken(has: (entry: string) => boolean, key: string): boolean {
+	for (let generation = 1; has(keyEntry(key, generation)); generation++) if (!has(freeMark(key, generation))) return true;
+	return false;
 }
 
 /** n8n keeps the value's MD5 (of its text: 1 and "1" are one value), not the value. */
@@ -143,6 +154,11 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** Whether `value` is in `owner`'s history (the harness node's by default). */
 	remembers(value: DeduplicationItemTypes, owner: StoreOwner = HARNESS_NODE): boolean {
 		return this.row(owner)?.row.data.includes(hashOf(value)) ?? false;
+	}
+
+	/** Whether a delivery of the order with `key` finds its key taken in `owner`'s history (`keyTaken`). */
+	takes(key: string, owner: StoreOwner = HARNESS_NODE): boolean {
+		return keyTaken((entry) => this.remembers(entry, owner), key);
 	}
 
 	/** How many entries `owner`'s history holds, repeated values counted each time, as n8n counts. */

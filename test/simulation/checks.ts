@@ -42,6 +42,7 @@ import { beforeTimeoutMs } from '../../nodes/MailingPlatform/actions/transaction
 import type { ItemResult } from '../../nodes/MailingPlatform/helpers/itemResults';
 import type { RequestRecord } from './model';
 import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
+import { keyTaken } from '../harness/processedData';
 import { HELD_LIMIT_MS } from './heldThread';
 import { gatheredProblems, maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
 import { positionsOf, redisKillLimitOf } from './redisLimits';
@@ -367,7 +368,7 @@ function bulkProblems(world: World): string[] {
 const MAY_STAY = /could not be released|could not check the Deduplication Key|another execution of this node was sending/;
 
 /**
- * A keyed item not sent, whose message says a re-run sends it, leaves no key in n8n's store once
+ * A keyed item not sent, whose message says a re-run sends it, leaves its key free in n8n's store once
  * the case settled, unless a delivery of the order may hold it: another one queued it, or its
  * outcome is unknown, or it never ended, or an item of the order says its key may stay.
  */
@@ -386,7 +387,7 @@ function keyFreeProblems(world: World): Array<{ order: string; problem: string }
 		(execution.results ?? []).forEach((result, item) => {
 			const order = ordersOf(execution)[item];
 			const { said, text } = saidBy(result);
-			if (said !== 'notSent' || !left.has(`key ${order}`) || mayHold(order, execution)) return;
+			if (said !== 'notSent' || !keyTaken((entry) => left.has(entry), order) || mayHold(order, execution)) return;
 			problems.push({ order, problem: `keyFree: execution ${execution.index}, item ${item} (${order}) says "${text}", but its key stayed in n8n's store` });
 		});
 	}

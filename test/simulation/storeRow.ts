@@ -114,9 +114,9 @@ export class StoreRow {
 	}
 
 	/**
-	 * A released key's later removal rounds (keyRounds.ts, within a second of the first) cannot
-	 * tell whose entry they remove: one another process recorded meanwhile for the same order goes
-	 * too, and a third delivery sends the order again.
+	 * The later removal rounds of a mark written only to read it (keyRounds.ts, within a second of
+	 * the first) cannot tell whose entry they remove: one another process recorded meanwhile for
+	 * the same order goes too.
 	 */
 	private noteRemovedOthers(process: number, read: readonly string[], removed: readonly string[]): void {
 		const known = new Set(read);

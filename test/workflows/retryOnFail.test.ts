@@ -54,7 +54,7 @@ describe('n8n’s Retry On Fail continues the node’s work instead of repeating
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-1', 'A-2', 'A-3', 'A-4']);
 		expect(result.main.map((json) => [json.queued, json.skipped])).toEqual(Array(4).fill([true, undefined]));
 		expect(result.errorOutput).toHaveLength(1);
-		expect(processedData.remembers('key A-0')).toBe(false);
+		expect(processedData.takes('A-0')).toBe(false);
 	});
 
 	it('Create with the service unavailable (503) for a while: the account’s sender sends again after each pause, queued once, and the node does not fail', async () => {

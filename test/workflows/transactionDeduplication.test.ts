@@ -60,7 +60,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		const failed = await runNode({ credentials: credentials(), parameters: keyed({ maxWaitSeconds: 1 }), items: [order(0)], onError: 'continueRegularOutput' });
 		expect(failed.main[0].error).toContain('(item 0)');
 		expect(failed.main[0].message).toContain('Its Deduplication Key is not kept, so a re-run sends it.');
-		expect(processedData.remembers('key A-0')).toBe(false);
+		expect(processedData.takes('A-0')).toBe(false);
 		double().faults.reset();
 
 		const next = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
@@ -88,7 +88,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(failed.error?.description).toBe(
 			"Retrying this execution sends them once: the Deduplication Key skips the orders the service queued or may have queued. Retry it in n8n's Executions list, or through n8n's API (POST /executions/{id}/retry).",
 		);
-		expect(processedData.remembers('key A-0')).toBe(false);
+		expect(processedData.takes('A-0')).toBe(false);
 		double().faults.reset();
 		// A user retries after the outage: by then the account's pause after the last 503 is over.
 		await sleep(gateOf({ ...options.credentials }).waitMs());
@@ -156,8 +156,8 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 	});
 
 	it('keeps the original error when the key cannot be released, and says that a re-run skips the item', async () => {
-		// Every try of the removal fails.
-		processedData.failingRemovals = 3;
+		// Every try of marking it free fails (the claim is call 1).
+		for (const call of [2, 3, 4]) processedData.planned.set(call, 'fail');
 		const result = await runNode({ credentials: credentials(), parameters: keyed({ ignoreInvalidTransactions: false }), items: [{ ...order(0), contact: { external_id: 'C-404' } }] });
 
 		expect(result.error?.httpCode).toBe('400');
@@ -165,7 +165,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(result.error?.description).toContain(
 			'Its Deduplication Key "A-0" could not be released (connection to the database was lost), so a re-run skips this item; to send it anyway, run it once with another key, e.g. "A-0-again".',
 		);
-		expect(processedData.remembers('key A-0')).toBe(true);
+		expect(processedData.takes('A-0')).toBe(true);
 		const rerun = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		expect(rerun.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
 		expect(double().requestsTo('transactions')).toHaveLength(1);
@@ -205,7 +205,7 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(warn.mock.calls.map(([message]) => message)).toEqual([
 			'Mailing Platform node "Mailing Platform", Deduplication Key "A-0": in 12 tries n8n\'s store did not keep it: another n8n process kept writing this node\'s history. A later delivery of its order may send it again.',
 		]);
-		expect(processedData.remembers('key A-0')).toBe(false);
+		expect(processedData.takes('A-0')).toBe(false);
 	});
 
 	it('records again a key another process’s stale write removed 1 s after the execution, and says so in n8n’s log', async () => {
@@ -223,6 +223,25 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		]);
 		const again = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		expect(again.main[0]).toMatchObject({ skipped: true, deduplicationKey: 'A-0' });
+	});
+
+	it('sends on its next delivery an order the service did not queue, though another process’s stale write undid its release', async () => {
+		const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => {});
+		double().faults.notQueuedOrders.add('A-0');
+		// Another process read the row (the key taken) just before the release and writes it back 50 ms later.
+		processedData.staleWrites.set(2, 50);
+		const first = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)], onError: 'continueRegularOutput' });
+		expect(first.main[0]).toMatchObject({ queued: false, deduplicationKey: 'A-0' });
+		await keyStoreIdle();
+
+		expect(processedData.overwrites).toBeGreaterThan(0);
+		expect(warn.mock.calls.map(([message]) => message)).toEqual([
+			'Mailing Platform node "Mailing Platform", Deduplication Key "A-0": another n8n process\'s write removed its release from n8n\'s store, and this process recorded it again: should a delivery of its order have been sent in between, a later one may send it again.',
+		]);
+		double().faults.notQueuedOrders.delete('A-0');
+		const again = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		expect(again.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 	});
 
 	it('refuses an item whose key is empty, sends the others, and fails its execution with the refusal, which a retry cannot change', async () => {
@@ -248,9 +267,9 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		double().faults.notQueuedOrders.add('A-1');
 		await runNode({ credentials: credentials(), parameters: keyed({ deduplicationHistorySize: 2 }), items: [order(0), order(1)] });
 
-		// Recorded before sending, recorded again for A-0, released for A-1 (not queued). Two
-		// entries per key: the key, and beside it the mark that the service queued its transaction.
-		expect(new Set(processedData.calls.map((call) => call.operation))).toEqual(new Set(['checkProcessedAndRecord', 'removeProcessed']));
+		// Recorded before sending, recorded again for A-0, marked free for A-1 (not queued). Two
+		// entries per key: the key, and beside it the mark that the service queued its transaction, or that it is free.
+		expect(new Set(processedData.calls.map((call) => call.operation))).toEqual(new Set(['checkProcessedAndRecord']));
 		for (const call of processedData.calls) {
 			expect(call).toMatchObject({ scope: 'node', workflowId: HARNESS_NODE.workflowId, nodeId: HARNESS_NODE.nodeId, options: { mode: 'entries', maxEntries: 4 } });
 		}

@@ -80,7 +80,7 @@ describe('transaction › create: n8n dies while keyed orders wait (model of n8n
 		while (double().requestsTo('transactions').length < 2) await sleep(5);
 		await sleep(300);
 
-		expect(range(20).filter((number) => processedData.remembers(`key A-${number}`))).toEqual([]);
+		expect(range(20).filter((number) => processedData.takes(`A-${number}`))).toEqual([]);
 		// Had the first process died here, the shop's redelivery would reach another one.
 		const redelivered = await deliverAtOnce(credentials(), range(20), () => ({ process: SECOND_PROCESS }));
 		expect(outcomes(redelivered)).toEqual(range(20).map(() => 'queued'));

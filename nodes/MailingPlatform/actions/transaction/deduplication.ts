@@ -1,73 +1,21 @@
 /**
- * The Deduplication Key's steps: keys repeated within the execution are skipped; the others are
- * claimed in n8n's store as their transaction leaves, so that a delivery in another process skips
- * them, and settled after: kept where the service queued the transaction (or may have), released
- * where it certainly did not, so that a re-run sends it.
+ * The Deduplication Key in n8n's store: each key is claimed as its transaction leaves, so that a
+ * delivery in another process skips it, and settled after: kept where the service queued the
+ * transaction (or may have), marked free where it certainly did not, so that a re-run sends it.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { keyStore } from '../../helpers/keyStore';
-import { keyEntry, removeInRounds, sentMarker, watchKept } from './keyRounds';
+import { InputProblem } from '../../helpers/values';
 import { monotonicMs } from '../../transport/accountGate';
-import { thousands } from '../../helpers/numbers';
-import { InputProblem, isEmpty } from '../../helpers/values';
 import { serviceError } from '../../transport/errors';
-import { readerFor } from '../../helpers/parameters';
+import type { Deduplication } from './deduplicationKey';
+import { LABEL } from './deduplicationKey';
+import { freeMark, keyEntry, removeInRounds, sentMarker, watchKept } from './keyRounds';
 import type { KeyOutcome, Outcome } from './results';
 import { mayHaveQueued } from './results';
 
-const LABEL = 'Deduplication Key';
-
-/** Each item's key as text; an empty key, or one that is not text or a number, is refused. */
-export function keyReader(context: IExecuteFunctions): (itemIndex: number) => string {
-	const read = readerFor<unknown>(context, 'options.deduplicationKey', '');
-	return (itemIndex) => {
-		const value = read(itemIndex);
-		if (isEmpty(value)) {
-			throw new InputProblem(
-				`${LABEL} is empty, so the node cannot tell whether this transaction was sent before`,
-				'Map a value that identifies the order, e.g. {{ $json.body.id }} behind a Webhook node, or remove the option.',
-			);
-		}
-		if (typeof value !== 'string' && typeof value !== 'number') {
-			throw new InputProblem(`${LABEL} must be text or a number, not ${Array.isArray(value) ? 'a list' : typeof value}`, 'Map one field that identifies the order, e.g. {{ $json.body.id }} behind a Webhook node.');
-		}
-		return String(value).trim();
-	};
-}
-
-/** The items of `order` to send, and those skipped because an earlier item of this execution has their key. */
-export function skipRepeatedKeys(keys: readonly string[], order: readonly number[]): { order: number[]; skipped: Outcome[] } {
-	const firstItem = new Map<string, number>();
-	const skipped: Outcome[] = [];
-	const rest: number[] = [];
-	for (const itemIndex of order) {
-		const first = firstItem.get(keys[itemIndex]);
-		if (first === undefined) {
-			firstItem.set(keys[itemIndex], itemIndex);
-			rest.push(itemIndex);
-		} else skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent: item ${first} of this execution has the same ${LABEL}` });
-	}
-	return { order: rest, skipped };
-}
-
 const storeOf = (context: IExecuteFunctions, historySize: number) => keyStore(context, 2 * historySize);
-
-/** The Deduplication Key of every item (by item index; refused items have none) and how many keys the node remembers. */
-export interface Deduplication {
-	readonly keys: readonly string[];
-	readonly historySize: number;
-}
-
-/** A refusal of every item when the history cannot keep all their keys: the first would be forgotten while the last are sent. */
-export function beyondHistory({ historySize }: Deduplication, order: readonly number[]): Outcome | undefined {
-	if (order.length <= historySize) return undefined;
-	const problem = new InputProblem(
-		`${thousands(order.length)} items have a ${LABEL}, more than Deduplication History Size keeps (${thousands(historySize)}): the first keys would be forgotten while the last are sent`,
-		`Raise Deduplication History Size to at least ${thousands(order.length)}, or send fewer items per execution.`,
-	);
-	return { kind: 'refused', itemIndexes: order, problem };
-}
 
 const RELEASE_ATTEMPTS = 3;
 
@@ -76,29 +24,33 @@ const RELEASE_ATTEMPTS = 3;
  * the start, so that a second delivery of an order waits for the first's outcome; claimed in
  * n8n's store only as their request leaves, so that an n8n that dies loses no waiting order; and
  * settled as the request returns: kept where the service may have queued the transaction (with
- * its mark where it did), given back where it certainly did not, so that a re-run sends it. Only
- * keys this execution claimed are ever given back: a key another process holds is not touched.
+ * its mark where it did), and given back where it certainly did not, so that a re-run sends it.
+ * A key is given back by marking it free, never by removing it: another process's stale write
+ * can bring a removed key back unseen, and its order would read as "outcome unknown" for good,
+ * while a mark it removes is written again (`watchKept`). The next claim of the key, by this
+ * execution or a later one, records its next generation. Only keys this execution claimed are
+ * ever marked: a key another process holds is not touched.
  */
 export class KeyClaims {
-	/** Where the store failed to release a key: such a key skips a later delivery. */
+	/** Where the store failed to mark a key free: such a key skips a later delivery. */
 	readonly outcomes: KeyOutcome[] = [];
 
 	private readonly settlements: Array<Promise<void>> = [];
 
-	/** What the keys stay held for after the execution: the first confirmation round (the marks) and every removal round. */
+	/** What the keys stay held for after the execution: the first confirmation round (marks, and keys marked free) and every removal round. */
 	private readonly heldUntil: Array<Promise<void>> = [];
 
 	/**
 	 * Keys this execution recorded in n8n's store, by item index, until they are settled or given
-	 * back, with when the claim last recorded them.
+	 * back, with when the claim recorded them.
 	 */
 	private readonly claimed = new Map<number, number>();
 
-	/**
-	 * Keys given back after a refusal whose removal may not hold (it failed, or another process
-	 * undid it): found taken again, with no mark, they are still this execution's own.
-	 */
-	private readonly givenBack = new Set<number>();
+	/** Each item's key generation to claim next, where an earlier claim of it was marked free (1 otherwise). */
+	private readonly generations = new Map<number, number>();
+
+	/** Items whose key this execution gave back and n8n's store did not mark free (in any generation), with the store's error: unless the service took the item after all, its item says so. */
+	private readonly unmarked = new Map<number, string>();
 
 	private constructor(
 		private readonly context: IExecuteFunctions,
@@ -140,17 +92,39 @@ export class KeyClaims {
 		return this.keys[itemIndex];
 	}
 
-	/** The item's key as n8n's store holds it. */
+	private generationOf(itemIndex: number): number {
+		return this.generations.get(itemIndex) ?? 1;
+	}
+
+	/** The item's key as n8n's store holds it, of the generation the item claims. */
 	private entryOf(itemIndex: number): string {
-		return keyEntry(this.keys[itemIndex]);
+		return keyEntry(this.keys[itemIndex], this.generationOf(itemIndex));
 	}
 
 	/**
 	 * Claims the keys of a leaving request's items, and answers the outcomes of those not to send:
 	 * their key was sent before, or taken by an execution that does not know its outcome, or the
-	 * store could not be asked (then none of them is sent, and none stays claimed).
+	 * store could not be asked (then none of them is sent, and none stays claimed). A key whose
+	 * earlier claims were each marked free is claimed in its next generation.
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
+		const outcomes: Outcome[] = [];
+		const sentRead = new Set<number>();
+		// Ends: each round records a generation new to the row or finds it there, and the row is finite.
+		for (let freed = itemIndexes; freed.length > 0; ) {
+			const { skipped, released } = await this.claimGeneration(freed, sentRead);
+			outcomes.push(...skipped);
+			freed = released;
+		}
+		return outcomes;
+	}
+
+	/**
+	 * Claims the keys of `itemIndexes` in their generation: answers the items not to send, and
+	 * those whose generation was marked free, to claim in the next. An item's "sent" mark is read
+	 * once per claim (`sentRead`): a key sent since reads as taken, its outcome unknown.
+	 */
+	private async claimGeneration(itemIndexes: readonly number[], sentRead: Set<number>): Promise<{ skipped: Outcome[]; released: number[] }> {
 		const keys = itemIndexes.map((itemIndex) => this.entryOf(itemIndex));
 		let taken: Set<string>;
 		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
@@ -162,52 +136,59 @@ export class KeyClaims {
 			try {
 				taken = await this.store.record(keys);
 			} catch (error) {
-				return [this.notAsked(itemIndexes, error)];
+				return { skipped: [this.notAsked(itemIndexes, error)], released: [] };
 			}
 		}
 		const found: number[] = [];
 		const now = monotonicMs();
 		for (const itemIndex of itemIndexes) {
 			if (taken.has(this.entryOf(itemIndex))) found.push(itemIndex);
-			else {
-				this.claimed.set(itemIndex, now);
-				this.givenBack.delete(itemIndex);
-			}
+			else this.claimed.set(itemIndex, now);
 		}
-		if (found.length === 0) return [];
-		const marks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
-		let sent: Set<string> | undefined;
+		if (found.length === 0) return { skipped: [], released: [] };
+		// Read as recorded: the "sent" marks first, then, of a key found without one, the "free" mark of its
+		// generation. A "free" mark so written goes with the "sent" mark written before it, so that a write
+		// another process brings back never leaves the one without the other ("sent" is read first).
+		const sentMarks = found.filter((itemIndex) => !sentRead.has(itemIndex)).map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		for (const itemIndex of found) sentRead.add(itemIndex);
+		let freeMarks: string[] = [];
+		let sentBefore: Set<string> | undefined;
+		let freeBefore: Set<string> | undefined;
 		let failure: unknown;
 		let markMayStay = false;
 		try {
-			sent = await this.store.record(marks);
+			sentBefore = await this.store.record(sentMarks);
+			freeMarks = found.filter((itemIndex) => !sentBefore?.has(sentMarker(this.keys[itemIndex]))).map((itemIndex) => freeMark(this.keys[itemIndex], this.generationOf(itemIndex)));
+			freeBefore = await this.store.record(freeMarks);
 		} catch (error) {
 			failure = error;
 		}
 		try {
-			// Recording is the only way to read the store: a mark that was not there goes again, and after a failed reading any may have been written.
-			const { removed, ended } = removeInRounds(this.store, marks.filter((mark) => sent?.has(mark) !== true));
+			// A mark that was not there goes again, and after a failed reading any may have been written.
+			const written = [...sentMarks.filter((mark) => sentBefore?.has(mark) !== true), ...freeMarks.filter((mark) => freeBefore?.has(mark) !== true)];
+			const { removed, ended } = removeInRounds(this.store, written);
 			this.heldUntil.push(ended);
 			await removed;
 		} catch (error) {
 			failure ??= error;
 			markMayStay = true;
 		}
-		if (failure !== undefined || sent === undefined) {
-			await this.giveBack(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
+		if (failure !== undefined || sentBefore === undefined || freeBefore === undefined) {
+			await this.release(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
 			const hint = markMayStay
 				? `It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`
 				: undefined;
-			return [this.notAsked(itemIndexes, failure, hint)];
+			return { skipped: [this.notAsked(itemIndexes, failure, hint)], released: [] };
 		}
 		const skipped: Outcome[] = [];
+		const released: number[] = [];
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
-			const givenBack = this.givenBack.delete(itemIndex);
-			if (sent.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			// Its own key, whose give-back did not go through.
-			else if (givenBack) this.claimed.set(itemIndex, now);
-			else if (answerLost) {
+			if (sentBefore.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			else if (freeBefore.has(freeMark(key, this.generationOf(itemIndex)))) {
+				this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
+				released.push(itemIndex);
+			} else if (answerLost) {
 				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
 				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason, unknown: true });
 			} else {
@@ -215,27 +196,7 @@ export class KeyClaims {
 				skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason, unknown: true });
 			}
 		}
-		return skipped;
-	}
-
-	/**
-	 * Gives back the keys of items whose request the service did not act on, or that did not
-	 * leave, tried until one removal goes through (`RELEASE_ATTEMPTS`; no later round, which
-	 * could remove the key this execution claims again). Once one went through, another process
-	 * may claim the key; should none, the key is still this execution's own when found again,
-	 * and `settled()` removes what was never sent.
-	 */
-	async release(itemIndexes: readonly number[]): Promise<void> {
-		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
-		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
-			try {
-				await this.store.remove(mine.map((itemIndex) => this.entryOf(itemIndex)));
-				return;
-			} catch {
-				// Tried again; after the last round, given back all the same (see above).
-			}
-		}
-		for (const itemIndex of mine) this.givenBack.add(itemIndex);
+		return { skipped, released };
 	}
 
 	/**
@@ -244,7 +205,7 @@ export class KeyClaims {
 	 */
 	settle(outcome: Outcome): void {
 		const settling = this.settleNow(outcome).catch((fault: unknown) => {
-			// A key to keep stays as its claim recorded it; one to release stays too, and its item says so.
+			// A key to keep stays as its claim recorded it; one to give back stays too, and its item says so.
 			const notReleased = outcome.itemIndexes.filter((_, position) => !mayHaveQueued(outcome, position));
 			if (notReleased.length > 0) this.outcomes.push({ kind: 'notReleased', itemIndexes: notReleased, reason: (fault as Error).message });
 		});
@@ -253,16 +214,15 @@ export class KeyClaims {
 
 	/**
 	 * Once the keys of every request are settled as far as the execution says (given back, or
-	 * handed to `watchKept`), and those given back and never sent are gone from n8n's store. The
-	 * keys stay held in this process until their first confirmation round and every removal
-	 * round have gone, after the execution; under `n8n execute`, whose process ends with the
-	 * execution, before it ends, so that the "sent" marks are written.
+	 * handed to `watchKept`); an item whose key the store did not mark free, and that was not sent
+	 * after all, says so. The keys stay held in this process until their first confirmation round
+	 * and every removal round have gone, after the execution; under `n8n execute`, whose process
+	 * ends with the execution, before it ends, so that the marks are written.
 	 */
 	async settled(): Promise<void> {
 		try {
 			await Promise.all(this.settlements);
-			await this.giveBack([...this.givenBack]);
-			this.givenBack.clear();
+			for (const [itemIndex, reason] of this.unmarked) this.outcomes.push({ kind: 'notReleased', itemIndexes: [itemIndex], reason });
 		} finally {
 			const held = Promise.allSettled(this.heldUntil);
 			void held.then(this.endHold);
@@ -279,16 +239,30 @@ export class KeyClaims {
 		return { kind: 'refused', itemIndexes, problem, passes: true };
 	}
 
-	/** Removes this execution's keys of `itemIndexes` for good, saying so on the items where the store did not. */
-	private async giveBack(itemIndexes: readonly number[]): Promise<void> {
-		for (const itemIndex of itemIndexes) this.claimed.delete(itemIndex);
-		const { removed, ended } = removeInRounds(this.store, itemIndexes.map((itemIndex) => this.entryOf(itemIndex)));
-		this.heldUntil.push(ended);
-		try {
-			await removed;
-		} catch (error) {
-			this.outcomes.push({ kind: 'notReleased', itemIndexes, reason: (error as Error).message });
+	/**
+	 * Gives back this execution's keys of `itemIndexes`, of items whose request the service did
+	 * not act on or that did not leave, or settled as not queued: each key with its "free" mark
+	 * (so that a delivery whose read finds the key finds the mark too), watched like a kept key.
+	 * Nothing waiting to be sent holds a key, so should n8n die, the next delivery sends it; the
+	 * item's next claim records the next generation. Where the store did not mark it, the item is
+	 * `unmarked`.
+	 */
+	async release(itemIndexes: readonly number[]): Promise<void> {
+		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
+		if (mine.length === 0) return;
+		const entries = mine.flatMap((itemIndex) => [this.entryOf(itemIndex), freeMark(this.keys[itemIndex], this.generationOf(itemIndex))]);
+		for (const itemIndex of mine) this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
+		let failure: unknown;
+		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
+			try {
+				await this.store.record(entries);
+				this.heldUntil.push(watchKept(this.context, this.store, entries, [], monotonicMs(), 'released'));
+				return;
+			} catch (error) {
+				failure = error;
+			}
 		}
+		for (const itemIndex of mine) this.unmarked.set(itemIndex, (failure as Error).message);
 	}
 
 	private async settleNow(outcome: Outcome): Promise<void> {
@@ -302,9 +276,12 @@ export class KeyClaims {
 		});
 		const kept = [...queued, ...open];
 		const writtenAtMs = kept.reduce((latest, itemIndex) => Math.max(latest, this.claimed.get(itemIndex) ?? 0), 0);
-		for (const itemIndex of kept) this.claimed.delete(itemIndex);
+		for (const itemIndex of kept) {
+			this.claimed.delete(itemIndex);
+			this.unmarked.delete(itemIndex);
+		}
 		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.entryOf(itemIndex)), marks, writtenAtMs));
-		await this.giveBack(released);
+		await this.release(released);
 	}
 }

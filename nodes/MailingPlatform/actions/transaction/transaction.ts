@@ -8,8 +8,8 @@ import { InputProblem, isPlainObject, splitList } from '../../helpers/values';
 import { parseJsonObject, readerFor, readInteger, readOptionalInteger } from '../../helpers/parameters';
 import { binaryAttachments, checkAttachments } from './attachments';
 import { checkedGenericOrderContent, contentReader, CONTENT_LABEL } from './content';
-import type { Deduplication } from './deduplication';
-import { keyReader } from './deduplication';
+import type { Deduplication } from './deduplicationKey';
+import { keyReader } from './deduplicationKey';
 import type { Outcome } from './results';
 
 type Transaction = Record<string, unknown>;
