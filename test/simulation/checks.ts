@@ -68,6 +68,7 @@ export interface Findings {
 const OVERLAPPING_WRITES = 'overlapping writes';
 const REMOVAL_ROUND = "another process's removal round";
 const READ_MARKS = 'a mark read by another process';
+const ERASED_READ = 'an entry overlapping writes erased, read before it was written again';
 
 /** The documented limits of a killed n8n (docs/behaviour.md, Limits): what it was sending, or its key recorded as it died, stays unknown. */
 const UNDER_WAY_AT_KILL = 'a request under way at a kill';
@@ -112,6 +113,8 @@ const WORK_AT_TIMEOUT = "n8n's timeout with store calls or its request under way
 
 /** Whether n8n's timeout cancelled an execution with `order` while its process's store, or a request carrying its orders, was at work after Create stopped waiting. */
 function cancelledWithWorkUnderWay(world: World, order: string): boolean {
+	// A queue-mode worker never cuts Create off: its timeout cancels at the next node, and the redelivery sends what is left.
+	if (world.redisWorkflows !== undefined) return false;
 	const { requests, storeSpans } = world.record;
 	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
 	return world.executions.some(({ index, delivery, cancelledBy, startedAtMs = 0, cancelledAtMs = 0 }) => {
@@ -194,12 +197,12 @@ export function findingsOf(world: World): Findings {
 	const excused = new Map<string, number>();
 	/**
 	 * Adds the problem unless the store's documented limit touched `order`; then counts it as
-	 * excused. `overlapping: false` where overlapping writes must not explain it: they may bring
-	 * back a key its process released, and that may not leave an order unsent as "outcome unknown".
+	 * excused. `overlapping: false` where overlapping writes explain it only where a call read an
+	 * entry they had erased: a key its process gave back must never read as "outcome unknown" otherwise.
 	 */
 	const unlessStoreLimit = (order: string, problem: string, readMarks = false, overlapping = true) => {
-		const limit = overlapping && record.overwrittenOrders.has(order)
-			? OVERLAPPING_WRITES
+		const limit = (overlapping ? record.overwrittenOrders : record.erasedReadOrders).has(order)
+			? overlapping ? OVERLAPPING_WRITES : ERASED_READ
 			: record.removedOrders.has(order)
 				? REMOVAL_ROUND
 				: readMarks && record.readMarkOrders.has(order)

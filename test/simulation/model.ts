@@ -235,6 +235,14 @@ export class CaseRecord {
 	 */
 	readonly overwrittenOrders = new Set<string>();
 
+	/**
+	 * Of those, orders whose entry (a key's "free" mark, say) a call read as missing while such a
+	 * write had erased it, before the confirmation rounds wrote it again, or for good where the
+	 * write outlasted them. An entry such a write brought back is not counted: a give-back never
+	 * removes a key, so none may read as taken after it.
+	 */
+	readonly erasedReadOrders = new Set<string>();
+
 	/** A third documented limit: orders whose entry another process's removal round took (`StoreRow.noteRemovedOthers`). */
 	readonly removedOrders = new Set<string>();
 

@@ -36,6 +36,13 @@ export class RedisModel {
 		this.trace(`EXPIRE ${key} ${ttlSeconds}`);
 	}
 
+	/** GET: the value, or null where the key is missing or lapsed. */
+	get(key: string): string | null {
+		const value = this.live(key)?.value ?? null;
+		this.trace(`GET ${key} -> ${value}`);
+		return value;
+	}
+
 	del(key: string): void {
 		this.values.delete(key);
 		this.trace(`DEL ${key}`);

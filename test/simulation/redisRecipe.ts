@@ -33,8 +33,12 @@ const KEPT_FOR_MS = 3 * 60_000;
 
 const PENDING = 'order-pending:';
 
-/** n8n's status of an execution, as the redelivery's API call reads it: `ended` is success, error or crashed. */
-export type ExecutionStatus = 'canceled' | 'running' | 'ended';
+/**
+ * n8n's status of an execution, as the redelivery's API call reads it: `ended` is success, error
+ * or crashed; `timedOut` is canceled with n8n's "cancelled because it timed out" (a user's stop
+ * says "manually").
+ */
+export type ExecutionStatus = 'canceled' | 'timedOut' | 'running' | 'ended';
 
 /** What the workflows need of the world they run in. */
 export interface RecipeHost {
@@ -126,8 +130,9 @@ export class RedisWorkflows {
 
 	/**
 	 * One run of the redelivery workflow, on the worker whose turn it is: every record kept 3
-	 * minutes or more whose execution ended (not cancelled) is delivered again and forgotten; a
-	 * cancelled one (a user's stop, or n8n's timeout: n8n marks both canceled) only forgotten.
+	 * minutes or more whose execution ended, or n8n's timeout cancelled, is delivered again and
+	 * forgotten once its order's counter has lapsed (each delivery's EXPIRE restarts its 150 s);
+	 * one a user stopped only forgotten.
 	 * Returns how many records it leaves, and of executions under way, for the calm period's loop.
 	 */
 	redeliver(): number {
@@ -140,7 +145,11 @@ export class RedisWorkflows {
 			const status = this.host.statusOf(execution);
 			this.redis.trace(`redelivery on process ${process}: ${key} of a ${status} execution`);
 			if (status === 'running') continue;
-			if (status === 'ended') this.host.deliverAgain(order, (process + 1 + index) % this.host.processes, execution);
+			if (status === 'ended' || status === 'timedOut') {
+				// Its Counter, Counter Lapsed?: a delivery now would count more than 1 and forget itself.
+				if (this.redis.get(`order-confirmation:${order}`) !== null) continue;
+				this.host.deliverAgain(order, (process + 1 + index) % this.host.processes, execution);
+			}
 			// Deliver Again, then Forget Delivered Record: a kill between them leaves the record to the next minute.
 			this.host.killAt(process, 'redeliveredDel', order);
 			if (this.host.lifeOf(process) !== life) break;

@@ -32,6 +32,9 @@ export class StoreRow {
 	/** The lives a kill ended: their calls never return. */
 	private readonly ended = new Set<string>();
 
+	/** Entries a write over a changed row erased, until a later write has them again. */
+	private readonly erased = new Set<string>();
+
 	/** The calls that read the row and wait to write it, each told if a kill ends its life first: whether the write committed. */
 	private readonly writing = new Set<{ caller: Life; killed: (commits: boolean) => void }>();
 
@@ -68,6 +71,7 @@ export class StoreRow {
 		const fault = this.faulty() ? this.faults.find((candidate) => candidate.call === number) : undefined;
 		const read = [...this.entries];
 		const readVersion = this.version;
+		const missingAtRead = keys.filter((key) => this.erased.has(key));
 		let commitsAtKill: boolean | undefined;
 		let wake = () => {};
 		const killed = new Promise<void>((resolve) => (wake = resolve));
@@ -83,6 +87,8 @@ export class StoreRow {
 		const gone = new Set(keys);
 		const written = kind === 'remove' ? read.filter((entry) => !gone.has(entry)) : [...read, ...[...gone].filter((key) => !known.has(key))].slice(-maxEntries);
 		if (this.version !== readVersion) this.noteStale(read, written, kind === 'record' ? keys : []);
+		if (kind === 'record') for (const key of missingAtRead) if (!known.has(key)) this.record.erasedReadOrders.add(orderOfEntry(key));
+		for (const entry of written) this.erased.delete(entry);
 		if (kind === 'remove') this.noteRemovedOthers(process, read, keys);
 		this.noteReadMarks(caller, recordedBefore);
 		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { ...caller, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
@@ -136,6 +142,7 @@ export class StoreRow {
 		const broughtBack = written.filter((entry) => !now.has(entry) && before.has(entry));
 		const bothNew = recorded.filter((entry) => !before.has(entry) && now.has(entry));
 		for (const entry of [...erased, ...broughtBack, ...bothNew]) this.record.overwrittenOrders.add(orderOfEntry(entry));
+		for (const entry of erased) this.erased.add(entry);
 	}
 }
 

@@ -97,6 +97,12 @@ export interface Execution {
 	cancelledAtMs?: number;
 	/** A user stopped it (n8n: canceled, manually), or n8n's workflow timeout did. */
 	cancelledBy?: 'user' | 'timeout';
+	/**
+	 * In the Redis design (queue mode): when its workflow timeout passes. A queue-mode worker sets
+	 * no timer: n8n checks the timeout as each node starts, so Create runs to its end and the
+	 * execution is cancelled at the next node (`goesOn`).
+	 */
+	timesOutAtMs?: number;
 	/** When the node's run returned (it may go on after a cancel). */
 	returnedAtMs?: number;
 	results?: ItemResult[];
@@ -333,12 +339,16 @@ export class World implements RecipeHost {
 	}
 
 	goesOn(execution: Execution): boolean {
-		return execution.killedAtMs === undefined && execution.cancelledAtMs === undefined;
+		if (execution.killedAtMs !== undefined || execution.cancelledAtMs !== undefined) return false;
+		if (execution.timesOutAtMs === undefined || Date.now() < execution.timesOutAtMs) return true;
+		execution.cancelledAtMs = execution.endedAtMs = Date.now();
+		execution.cancelledBy = 'timeout';
+		return false;
 	}
 
 	/** n8n's status of the execution: a killed one is running until its worker serves again and n8n marks it crashed. */
 	statusOf(execution: Execution): ExecutionStatus {
-		if (execution.cancelledBy !== undefined) return 'canceled';
+		if (execution.cancelledBy !== undefined) return execution.cancelledBy === 'timeout' ? 'timedOut' : 'canceled';
 		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process] ? 'ended' : 'running';
 		return execution.endedAtMs === undefined ? 'running' : 'ended';
 	}
@@ -372,7 +382,9 @@ export class World implements RecipeHost {
 			}, ms);
 		};
 		cancelAfter(delivery.stopAfterMs, 'user');
-		cancelAfter(this.simulated.workflowTimeoutMs, 'timeout');
+		const timeoutMs = this.simulated.workflowTimeoutMs;
+		if (this.redisWorkflows === undefined || execution.again) cancelAfter(timeoutMs, 'timeout');
+		else if (timeoutMs !== undefined && this.isFaulty) execution.timesOutAtMs = execution.startedAtMs + timeoutMs;
 		const context = this.contextOf(execution, cancel.signal);
 		const create = async () => {
 			try {

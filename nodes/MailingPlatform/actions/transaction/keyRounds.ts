@@ -37,7 +37,7 @@ export const freeMark = (key: string, generation: number) => `${ofGeneration('fr
 export const sentMarker = (key: string) => `sent ${key}`;
 const keyOfEntry = (entry: string) => entry.replace(/^(key|free|sent)(#\d+)? /, '');
 
-const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
+export const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
 const MAX_CONFIRM_ROUNDS = 12;
 const REMOVE_ROUNDS = 3;
 const roundDelayMs = () => 50 + Math.random() * 100;
