@@ -58,6 +58,8 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 	if (cause === 'unreachable') await double.stopListening();
 	else double.faults.failNext(REFUSALS, cause === 'unavailable' ? 503 : 429, { match: 'transactions', retryAfter: cause === 'refusing' ? '1' : undefined });
 	const outageEnds = Date.now() + settings.outageMs;
+	// The held requests took their refusal as they came, and get it once the hold ends.
+	if (settings.holdMs !== undefined) setTimeout(double.faults.holdAnswers(), settings.holdMs);
 	await deliverPlan(url, orders.map((order, index) => ({ atMs: (index * 1000) / settings.ordersPerSecond, order })));
 	const outageRows = await waitUntilEnded(environment.store(), workflowId, orders.length, SETTLE_LIMIT_MS, (row) => Number(row.id) > lastBefore);
 	const queuedDuringOutage = queuedTimes(double, orders);
@@ -108,7 +110,7 @@ export function describeOutage(figures: OutageFigures, settings: RushSettings['o
 	].filter(Boolean);
 	return {
 		lines: [
-			`Outage, the shop delivering once: ${setup.create}, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s; ${setup.sendsAgain} published, nothing delivered again by the shop, no one acting:`,
+			`Outage, the shop delivering once: ${setup.create}, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s${settings.holdMs === undefined ? '' : `, holding every answer for its first ${settings.holdMs / 1000} s`}; ${setup.sendsAgain} published, nothing delivered again by the shop, no one acting:`,
 			`  during the outage: executions ended ${statuses(figures.endedAs)}, orders queued ${figures.queuedDuringOutage}; executions after it (retries, deliveries again) ${retries.retried} (${statuses(retries.endedAs)})`,
 			`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; the last ${figures.secondsToLastQueued.toFixed(0)} s after the outage's end: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
 		],

@@ -49,7 +49,8 @@ export interface RushSettings {
 	 */
 	timeout: { orders: number; ordersPerSecond: number; executionTimeoutSeconds: number; stops: number; stopAfterMs: number; budget: Budget };
 	/** Keyed Create while the service answers 503 for longer than its Max Wait Seconds; then what failed retried as n8n's Retry does. */
-	outage: { orders: number; ordersPerSecond: number; maxWaitSeconds: number; outageMs: number };
+	/** `holdMs`: for that long from the outage's start the service holds every answer (then the 503s it owes), as a service too slow for n8n's workflow timeout. */
+	outage: { orders: number; ordersPerSecond: number; maxWaitSeconds: number; outageMs: number; holdMs?: number };
 }
 
 const AT_2_8: RushSettings = {

@@ -20,6 +20,7 @@ import { scenarioWorkflow, STRICT_EXAMPLE } from '../peak/workflows';
 import { waitUntilPublished } from './cluster';
 import { postgresExecutions } from './postgresExecutions';
 import { installRedeliveryExample, REDELIVERY_EXAMPLE } from './redeliveryExample';
+import { forgetPendingOrders } from './services';
 
 /** How long n8n's main may take to fail a killed worker's executions: once Bull's stalled-job check (every 30 s) finds their job's lock lapsed. */
 const QUEUE_RECOVERY_LIMIT_MS = 150_000;
@@ -43,10 +44,22 @@ const SETUP = {
 	sendsAgain: `its redelivery (${REDELIVERY_EXAMPLE}, every minute)`,
 };
 
+/**
+ * n8n's workflow timeout: the example with Settings › Timeout Workflow 20 s, and a service that
+ * holds every answer for 40 s (less than Create's request timeout, 120 s), then refuses the
+ * held requests (503). Create stops waiting 5 s before the timeout, so the orders still waiting
+ * end as not sent yet; an execution whose request was under way outlasts the timeout, and n8n's
+ * worker (which checks the timeout as each node starts) cancels it at the node after Create.
+ */
+const TIMEOUT_SECONDS = 20;
+const TIMEOUT: RushSettings['outage'] = { orders: 40, ordersPerSecond: 10, maxWaitSeconds: 120, outageMs: 40_000, holdMs: 40_000 };
+const TIMEOUT_SETUP = { ...SETUP, create: `${SETUP.create.slice(0, -1)}, Settings › Timeout Workflow ${TIMEOUT_SECONDS} s)` };
+
 /** The shop workflow of each crash and of the outage: the example as shipped, each under its own id and webhook path. */
 export interface QueueSetupWorkflows {
 	crashes: Record<QueueCrash, RushWorkflow<string>>;
 	outage: RushWorkflow<OutageCause>;
+	timeout: RushWorkflow<OutageCause>;
 }
 
 export function queueCrashWorkflows(credential: { id: string; name: string }): QueueSetupWorkflows {
@@ -54,11 +67,13 @@ export function queueCrashWorkflows(credential: { id: string; name: string }): Q
 		const { file, webhookPath } = scenarioWorkflow('strict', letter, credential);
 		return { flow, file, webhookPath };
 	};
-	return { crashes: { worker: workflowOf('worker', ENDED.worker.letter), main: workflowOf('main', ENDED.main.letter) }, outage: workflowOf('unavailable', 'o') };
+	const timeout = workflowOf<OutageCause>('unavailable', 't');
+	timeout.file.settings = { ...(timeout.file.settings as object), executionTimeout: TIMEOUT_SECONDS };
+	return { crashes: { worker: workflowOf('worker', ENDED.worker.letter), main: workflowOf('main', ENDED.main.letter) }, outage: workflowOf('unavailable', 'o'), timeout };
 }
 
 /** Every shop workflow of the README's queue-mode setup, to be imported. */
-export const setupWorkflowFiles = (workflows: QueueSetupWorkflows) => [...Object.values(workflows.crashes), workflows.outage].map((workflow) => workflow.file);
+export const setupWorkflowFiles = (workflows: QueueSetupWorkflows) => [...Object.values(workflows.crashes), workflows.outage, workflows.timeout].map((workflow) => workflow.file);
 
 /** Where main serves the shop workflows' webhooks (it keeps one port across its restarts). */
 const webhookBaseOf = (mainPort: number) => `http://127.0.0.1:${mainPort}/webhook`;
@@ -108,25 +123,31 @@ export async function runQueueCrashes(context: QueueCrashContext, setup: QueueSe
 		};
 		outcome.runs[crash] = await measureCrash(environment, workflows[crash], settings, ENDED[crash].signal);
 	}
+	// The outage's own redelivery takes over the Redis database.
+	if (redelivery !== undefined) await unpublishWorkflow(context.mainPort, redelivery);
 	return outcome;
 }
 
-/**
- * The outage alone, on the n8n as started (`node .build-test/test/queue/run.js outage`): not in
- * the default run, since it fails on the current sending (the docs' Deduplication Key limits:
- * keys released on two workers at once brought back by each other's writes).
- */
-export async function runQueueOutage(context: Pick<QueueCrashContext, 'double' | 'postgresPort' | 'mainPort'>, setup: QueueSetupWorkflows, log: (line: string) => void): Promise<OutageFigures> {
-	await publishWorkflows(context.mainPort, [setup.outage.file.id]);
+/** The outage, or n8n's timeout (`timedOut`), on the n8n as started, with its own shop workflow and redelivery. */
+export async function runQueueOutage(context: Pick<QueueCrashContext, 'double' | 'postgresPort' | 'mainPort'> & { redisPort: number }, setup: QueueSetupWorkflows, timedOut: boolean, log: (line: string) => void): Promise<OutageFigures> {
+	const workflow = timedOut ? setup.timeout : setup.outage;
+	await forgetPendingOrders(context.redisPort);
+	await publishWorkflows(context.mainPort, [workflow.file.id]);
 	await waitUntilPublished(context.postgresPort);
 	const webhookBase = webhookBaseOf(context.mainPort);
-	log(`The README's queue-mode setup through an outage of ${OUTAGE.outageMs / 1000} s, the shop delivering once ...`);
-	const installRetry = async () => void (await installRedeliveryExample(context.mainPort, `${webhookBase}/${setup.outage.webhookPath}`));
-	return await measureOutage({ double: context.double, webhookBase, store: () => postgresExecutions(context.postgresPort), installRetry }, setup.outage, OUTAGE);
+	log(timedOut ? `The README's queue-mode setup with Timeout Workflow ${TIMEOUT_SECONDS} s, the service holding its answers ${TIMEOUT.outageMs / 1000} s, the shop delivering once ...` : `The README's queue-mode setup through an outage of ${OUTAGE.outageMs / 1000} s, the shop delivering once ...`);
+	let redelivery: string | undefined;
+	const installRetry = async () => void (redelivery = await installRedeliveryExample(context.mainPort, `${webhookBase}/${workflow.webhookPath}`));
+	try {
+		return await measureOutage({ double: context.double, webhookBase, store: () => postgresExecutions(context.postgresPort), installRetry }, workflow, timedOut ? TIMEOUT : OUTAGE);
+	} finally {
+		// One redelivery per Redis database: the next run's takes over.
+		if (redelivery !== undefined) await unpublishWorkflow(context.mainPort, redelivery);
+	}
 }
 
-/** The outage's lines, and whether it passed. */
-export const describeQueueOutage = (figures: OutageFigures) => describeOutage(figures, OUTAGE, SETUP);
+/** The outage's or the timeout's lines, and whether it passed. */
+export const describeQueueOutage = (figures: OutageFigures, timedOut: boolean) => (timedOut ? describeOutage(figures, TIMEOUT, TIMEOUT_SETUP) : describeOutage(figures, OUTAGE, SETUP));
 
 /** The lines of each crash, and what broke: empty when every crash passed. */
 export function describeQueueCrashes(outcome: QueueCrashOutcome): { lines: string[]; failures: string[] } {

@@ -30,8 +30,9 @@ export interface Figures {
 	rush?: QueueRushOutcome;
 	/** The README's queue-mode setup through a killed worker and a stopped main instance (crashes.ts). */
 	crashes?: QueueCrashOutcome;
-	/** The README's queue-mode setup through an outage, run alone (crashes.ts). */
+	/** The README's queue-mode setup through an outage, and through n8n's workflow timeout (crashes.ts). */
 	outage?: OutageFigures;
+	timeout?: OutageFigures;
 	stopSeconds?: number;
 	processGroupsStopped?: number;
 	/** Of those, groups with a process still alive after the stop (checked with signal 0). */
@@ -97,7 +98,8 @@ export function printFigures(figures: Figures, log: (line: string) => void): voi
 	if (figures.peak.length > 0) lines.push(keyLimitsMeasured(figures.peak));
 	if (figures.rush !== undefined) lines.push(...describeQueueRush(figures.rush));
 	if (figures.crashes !== undefined) lines.push(...describeQueueCrashes(figures.crashes).lines);
-	if (figures.outage !== undefined) lines.push(...describeQueueOutage(figures.outage).lines);
+	if (figures.outage !== undefined) lines.push(...describeQueueOutage(figures.outage, false).lines);
+	if (figures.timeout !== undefined) lines.push(...describeQueueOutage(figures.timeout, true).lines);
 	if (figures.stopSeconds !== undefined) {
 		lines.push(`stopped ${figures.processGroupsStopped} process groups in ${fixed(figures.stopSeconds)} s; ${figures.processGroupsLeft ?? '?'} left running`);
 	}

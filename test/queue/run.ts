@@ -5,11 +5,11 @@
  * and the workflows, publishes them, runs the checks and prints the figures. Everything it
  * started is stopped at the end, also when a check fails or the run is interrupted.
  *
- * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush] [crash]
+ * Usage: node .build-test/test/queue/run.js [--n8n=VERSION] [--keep] [rush] [crash] [outage]
  * (--n8n another release scripts/n8nRelease.ts installs, 2.8.4 without it; --keep leaves the temporary folder;
  * `rush` starts both workers and runs the rush across them alone, as test:peak's `rush` does; `crash`
  * the README's queue-mode setup through a killed worker and a stopped main instance alone, crashes.ts; `outage`
- * that setup through an outage of 180 s alone, not in the default run: it fails on the current sending)
+ * that setup through an outage of 180 s and through n8n's workflow timeout alone)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
@@ -176,10 +176,18 @@ async function main(keep: boolean, { rushOnly, crashOnly, outageOnly }: Parts): 
 		};
 		log('Warming up with 20 orders ...');
 		await runOrders(context(), 'WARMUP', 20);
+		const outagesContext = { double, postgresPort: postgres.port, mainPort: settings.mainPort, redisPort: redis.port };
+		const runOutages = async () => {
+			figures.outage = await runQueueOutage(outagesContext, crashWorkflows, false, log);
+			figures.timeout = await runQueueOutage(outagesContext, crashWorkflows, true, log);
+			return [describeQueueOutage(figures.outage, false), describeQueueOutage(figures.timeout, true)].some((described) => !described.passed)
+				? ["the README's queue-mode setup through an outage or n8n's timeout: an order not queued exactly once, or late"]
+				: [];
+		};
 		if (outageOnly) {
 			await startWorker2();
-			figures.outage = await runQueueOutage({ double, postgresPort: postgres.port, mainPort: settings.mainPort }, crashWorkflows, log);
-			if (!describeQueueOutage(figures.outage).passed) throw new Error('The README\'s queue-mode setup through an outage: an order not queued exactly once, or late');
+			const outagesBroken = await runOutages();
+			if (outagesBroken.length > 0) throw new Error(outagesBroken.join('; '));
 			return;
 		}
 		if (rushOnly || crashOnly) await startWorker2();
@@ -220,7 +228,7 @@ async function main(keep: boolean, { rushOnly, crashOnly, outageOnly }: Parts): 
 				},
 			};
 			figures.crashes = await runQueueCrashes(crashContext, crashWorkflows, rushSettingsFor(figures.n8nVersion).crash, log);
-			broken.push(...describeQueueCrashes(figures.crashes).failures);
+			broken.push(...describeQueueCrashes(figures.crashes).failures, ...(await runOutages()));
 		}
 		if (broken.length > 0) throw new Error(`Orders arriving together, in a rush or through a crash: ${broken.join('; ')}`);
 	} finally {

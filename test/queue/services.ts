@@ -59,3 +59,14 @@ export async function startRedis(folder: string, started: BackgroundProcess[]): 
 	);
 	return { port, server };
 }
+
+/**
+ * Deletes what shop workflows keep in Redis until decided (`order-pending:*`, all decided by then):
+ * before a scenario whose redelivery takes over the database, so that it meets only its own shop
+ * workflow's records, as a user's one shop workflow per database does.
+ */
+export async function forgetPendingOrders(port: number): Promise<void> {
+	const cli = ['-h', '127.0.0.1', '-p', String(port)];
+	const keys = (await runOrThrow('redis-cli', [...cli, '--scan', '--pattern', 'order-pending:*'], { timeoutMs: 10_000 })).stdout.split('\n').filter(Boolean);
+	if (keys.length > 0) await runOrThrow('redis-cli', [...cli, 'DEL', ...keys], { timeoutMs: 10_000 });
+}
