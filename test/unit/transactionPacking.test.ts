@@ -78,7 +78,10 @@ describe('packing transactions into request bodies', () => {
 		const maxBytes = 1024;
 		// {"n":"…"} takes 8 bytes besides the text.
 		const ofBytes = (bytes: number): Transaction => ({ n: 'x'.repeat(bytes - 8) });
-		const transactions = [ofBytes(500), ofBytes(521), ofBytes(maxBytes - 2), ofBytes(maxBytes - 1), ofBytes(100), { n: 1n }, ofBytes(1022), ofBytes(10)];
+		// A circular structure: n8n-workflow gives a BigInt a toJSON, so in n8n that one is JSON.
+		const circular: Transaction = { n: 'x' };
+		circular.self = circular;
+		const transactions = [ofBytes(500), ofBytes(521), ofBytes(maxBytes - 2), ofBytes(maxBytes - 1), ofBytes(100), circular, ofBytes(1022), ofBytes(10)];
 		const expected = oneByOne(transactions, maxBytes);
 		expect(expected.refused).toEqual([3, 5]);
 		expect(expected.bodies.map((body) => body.body.length / 2)).toEqual([1024, 1024, 102, 1024, 12]);
