@@ -20,6 +20,7 @@ import { scenarioWorkflow, STRICT_EXAMPLE } from '../peak/workflows';
 import { waitUntilPublished } from './cluster';
 import { postgresExecutions } from './postgresExecutions';
 import { installRedeliveryExample, REDELIVERY_EXAMPLE } from './redeliveryExample';
+import { ORDER_COUNTER_DATABASE } from './peakScenarios';
 import { forgetPendingOrders } from './services';
 
 /** How long n8n's main may take to fail a killed worker's executions: once Bull's stalled-job check (every 30 s) finds their job's lock lapsed. */
@@ -131,7 +132,7 @@ export async function runQueueCrashes(context: QueueCrashContext, setup: QueueSe
 /** The outage, or n8n's timeout (`timedOut`), on the n8n as started, with its own shop workflow and redelivery. */
 export async function runQueueOutage(context: Pick<QueueCrashContext, 'double' | 'postgresPort' | 'mainPort'> & { redisPort: number }, setup: QueueSetupWorkflows, timedOut: boolean, log: (line: string) => void): Promise<OutageFigures> {
 	const workflow = timedOut ? setup.timeout : setup.outage;
-	await forgetPendingOrders(context.redisPort);
+	await forgetPendingOrders(context.redisPort, ORDER_COUNTER_DATABASE);
 	await publishWorkflows(context.mainPort, [workflow.file.id]);
 	await waitUntilPublished(context.postgresPort);
 	const webhookBase = webhookBaseOf(context.mainPort);

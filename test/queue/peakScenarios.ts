@@ -27,13 +27,16 @@ import { workersOf } from './orders';
 import { postgresExecutions } from './postgresExecutions';
 import { SENT_ONCE_PROMISED, sequentialAcrossWorkers, sequentialOnLoadedMachine } from './sequentialScenarios';
 
-/** The example's Redis credential, pointed at the run's Redis; database 1 keeps the counters apart from n8n's queue in 0. */
+/** The Redis database the example's counters and records are in, apart from n8n's queue in 0. */
+export const ORDER_COUNTER_DATABASE = 1;
+
+/** The example's Redis credential, pointed at the run's Redis. */
 export function orderCounterCredential(redisPort: number): CredentialToImport {
 	return {
 		id: 'mpExampleRedis01',
 		name: 'Redis (order counters)',
 		type: 'redis',
-		data: { host: '127.0.0.1', port: redisPort, database: 1, password: '', user: '', ssl: false },
+		data: { host: '127.0.0.1', port: redisPort, database: ORDER_COUNTER_DATABASE, password: '', user: '', ssl: false },
 	};
 }
 

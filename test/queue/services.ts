@@ -65,8 +65,8 @@ export async function startRedis(folder: string, started: BackgroundProcess[]): 
  * before a scenario whose redelivery takes over the database, so that it meets only its own shop
  * workflow's records, as a user's one shop workflow per database does.
  */
-export async function forgetPendingOrders(port: number): Promise<void> {
-	const cli = ['-h', '127.0.0.1', '-p', String(port)];
+export async function forgetPendingOrders(port: number, database: number): Promise<void> {
+	const cli = ['-h', '127.0.0.1', '-p', String(port), '-n', String(database)];
 	const keys = (await runOrThrow('redis-cli', [...cli, '--scan', '--pattern', 'order-pending:*'], { timeoutMs: 10_000 })).stdout.split('\n').filter(Boolean);
 	if (keys.length > 0) await runOrThrow('redis-cli', [...cli, 'DEL', ...keys], { timeoutMs: 10_000 });
 }
