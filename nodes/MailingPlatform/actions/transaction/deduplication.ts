@@ -174,7 +174,8 @@ export class KeyClaims {
 			markMayStay = true;
 		}
 		if (failure !== undefined || sentBefore === undefined || freeBefore === undefined) {
-			await this.release(itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex)));
+			const claimedHere = itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex));
+			if (claimedHere.length > 0) await this.release(claimedHere);
 			const hint = markMayStay
 				? `It was not sent. n8n's store may keep a "sent" mark for this key that it wrote to read the store, so a later delivery may be skipped as already sent: check in the platform, and run it once with another key to send it.`
 				: undefined;
@@ -215,7 +216,7 @@ export class KeyClaims {
 	/**
 	 * Once the keys of every request are settled as far as the execution says (given back, or
 	 * handed to `watchKept`); an item whose key the store did not mark free, and that was not sent
-	 * after all, says so. The keys stay held in this process until their first confirmation round
+	 * after all, says so, as does one whose key a fault left claimed. The keys stay held in this process until their first confirmation round
 	 * and every removal round have gone, after the execution; under `n8n execute`, whose process
 	 * ends with the execution, before it ends, so that the marks are written.
 	 */
@@ -223,6 +224,8 @@ export class KeyClaims {
 		try {
 			await Promise.all(this.settlements);
 			for (const [itemIndex, reason] of this.unmarked) this.outcomes.push({ kind: 'notReleased', itemIndexes: [itemIndex], reason });
+			// Claimed and never settled: a fault of this code came between; its request may have left, so the key stays.
+			for (const itemIndex of this.claimed.keys()) this.outcomes.push({ kind: 'notReleased', itemIndexes: [itemIndex], reason: 'the node failed before it settled the key' });
 		} finally {
 			const held = Promise.allSettled(this.heldUntil);
 			void held.then(this.endHold);
@@ -282,6 +285,6 @@ export class KeyClaims {
 		}
 		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.entryOf(itemIndex)), marks, writtenAtMs));
-		await this.release(released);
+		if (released.length > 0) await this.release(released);
 	}
 }
