@@ -115,13 +115,16 @@ const RUSH_CALLS = 25;
  * minute from the sweep's drawn moment; and a kill may fall right before one of the workflows'
  * steps, the first time one on its process reaches it from `atMs` on.
  */
-export function withRedisRecipe(simulated: SimulationCase, recipe: RedisRecipe, stepKills: Kill[]): SimulationCase {
+export function withRedisRecipe(simulated: SimulationCase, recipe: RedisRecipe, stepKills: Kill[], workerTimeout: SimulationCase['workerTimeout']): SimulationCase {
 	const deliveries = simulated.deliveries.flatMap((delivery) =>
 		delivery.orders.slice(0, RUSH_CALLS).map((order, index): Delivery => ({ ...delivery, orders: [order], keyed: true, atMs: delivery.atMs + index, stopAfterMs: index === 0 ? delivery.stopAfterMs : undefined })),
 	);
 	const { firstAtMs, everyMs } = simulated.sweep;
-	return { ...simulated, redisRecipe: recipe, deliveries, kills: [...simulated.kills, ...stepKills], sweep: { firstAtMs: (firstAtMs * 60_000) / everyMs, everyMs: 60_000 } };
+	return { ...simulated, redisRecipe: recipe, deliveries, kills: [...simulated.kills, ...stepKills], sweep: { firstAtMs: (firstAtMs * 60_000) / everyMs, everyMs: 60_000 }, workerTimeout };
 }
+
+/** Each release's worker timeout (`SimulationCase.workerTimeout`), in half the Redis design's cases each. */
+const workerTimeout = fc.constantFrom<NonNullable<SimulationCase['workerTimeout']>>('atNextNode', 'cancels');
 
 /** In half the Redis design's cases, a kill right before a step of its workflows. */
 const stepKills = (recipe: RedisRecipe, processes: number): fc.Arbitrary<Kill[]> =>
@@ -134,10 +137,10 @@ const stepKills = (recipe: RedisRecipe, processes: number): fc.Arbitrary<Kill[]>
 const withQueueModeDesign = (simulated: SimulationCase): fc.Arbitrary<SimulationCase> =>
 	simulated.processes < 2
 		? fc.constant(simulated)
-		: fc.record({ redis: fc.boolean(), kills: stepKills('records', simulated.processes) }).map(({ redis, kills }) => (redis ? withRedisRecipe(simulated, 'records', kills) : simulated));
+		: fc.record({ redis: fc.boolean(), kills: stepKills('records', simulated.processes), workerTimeout }).map(({ redis, kills, workerTimeout: timeout }) => (redis ? withRedisRecipe(simulated, 'records', kills, timeout) : simulated));
 
 export const simulationCase = casesOn(processCount).chain(withQueueModeDesign);
 
 /** Cases of the Redis design alone, with `recipe`, on two or three processes. */
 export const redisRecipeCases = (recipe: RedisRecipe): fc.Arbitrary<SimulationCase> =>
-	casesOn(fc.integer({ min: 2, max: 3 })).chain((simulated) => stepKills(recipe, simulated.processes).map((kills) => withRedisRecipe(simulated, recipe, kills)));
+	casesOn(fc.integer({ min: 2, max: 3 })).chain((simulated) => fc.tuple(stepKills(recipe, simulated.processes), workerTimeout).map(([kills, timeout]) => withRedisRecipe(simulated, recipe, kills, timeout)));

@@ -186,6 +186,13 @@ export interface SimulationCase {
 	 * sweep: one order per delivery, each keyed, and the sweep's first minute the redelivery's.
 	 */
 	redisRecipe?: RedisRecipe;
+	/**
+	 * How a queue-mode worker applies the workflow timeout in the Redis design: n8n 2.8.4 checks it
+	 * as each node starts (Create runs to its end, the next node is cancelled); 2.41.1 also cancels
+	 * the running execution when it passes, as a main process does. n8n stores both as canceled;
+	 * 2.41.1 even with "cancelled manually".
+	 */
+	workerTimeout?: 'atNextNode' | 'cancels';
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
 	randomSeed: number;
 	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */

@@ -32,7 +32,7 @@ export function redisKillLimitOf(world: World, order: string): string | undefine
 /**
  * Where the Redis design's case was struck, each with the orders struck: per execution a kill
  * took, the step it was at (before it, or during Create), and a kill between the redelivery's
- * POST and its DEL; a user's stop; n8n's timeout at the node after Create.
+ * POST and its DEL; a user's stop; n8n's timeout during Create or at the node after it.
  */
 export function positionsOf(world: World): Array<{ position: string; orders: string[] }> {
 	if (world.simulated.redisRecipe === undefined) return [];
@@ -44,7 +44,7 @@ export function positionsOf(world: World): Array<{ position: string; orders: str
 		if (workflow === undefined) continue;
 		if (killedAtMs !== undefined) add(workflow.reachedCreate && returnedAtMs === undefined ? 'a kill during Create' : `a kill before ${workflow.at}`, ordersOf(execution));
 		if (cancelledBy === 'user') add('a user stop', ordersOf(execution));
-		if (cancelledBy === 'timeout' && workflow.reachedCreate && returnedAtMs !== undefined && returnedAtMs <= cancelledAtMs) add("n8n's timeout right after Create", ordersOf(execution));
+		if (cancelledBy === 'timeout' && workflow.reachedCreate) add(returnedAtMs !== undefined && returnedAtMs <= cancelledAtMs ? "n8n's timeout right after Create" : "n8n's timeout during Create", ordersOf(execution));
 	}
 	if (positions.size === 0) add('no kill, stop or timeout', world.executions.flatMap(ordersOf));
 	return [...positions].map(([position, orders]) => ({ position, orders }));

@@ -35,8 +35,8 @@ const PENDING = 'order-pending:';
 
 /**
  * n8n's status of an execution, as the redelivery's API call reads it: `ended` is success, error
- * or crashed; `timedOut` is canceled with n8n's "cancelled because it timed out" (a user's stop
- * says "manually").
+ * or crashed; `timedOut` is canceled after running for the workflow's timeout less a second (n8n
+ * marks a timeout canceled, as a user's stop).
  */
 export type ExecutionStatus = 'canceled' | 'timedOut' | 'running' | 'ended';
 

@@ -346,9 +346,16 @@ export class World implements RecipeHost {
 		return false;
 	}
 
-	/** n8n's status of the execution: a killed one is running until its worker serves again and n8n marks it crashed. */
+	/**
+	 * n8n's status of the execution: a killed one is running until its worker serves again and n8n
+	 * marks it crashed; a cancelled one is `timedOut` where it ran for the workflow's timeout less a
+	 * second, as the redelivery tells them apart (n8n marks both canceled), whoever cancelled it.
+	 */
 	statusOf(execution: Execution): ExecutionStatus {
-		if (execution.cancelledBy !== undefined) return execution.cancelledBy === 'timeout' ? 'timedOut' : 'canceled';
+		const timeoutMs = this.simulated.workflowTimeoutMs;
+		if (execution.cancelledBy !== undefined) {
+			return timeoutMs !== undefined && (execution.cancelledAtMs ?? 0) - (execution.startedAtMs ?? 0) >= timeoutMs - 1000 ? 'timedOut' : 'canceled';
+		}
 		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process] ? 'ended' : 'running';
 		return execution.endedAtMs === undefined ? 'running' : 'ended';
 	}
@@ -383,7 +390,7 @@ export class World implements RecipeHost {
 		};
 		cancelAfter(delivery.stopAfterMs, 'user');
 		const timeoutMs = this.simulated.workflowTimeoutMs;
-		if (this.redisWorkflows === undefined || execution.again) cancelAfter(timeoutMs, 'timeout');
+		if (this.redisWorkflows === undefined || execution.again || this.simulated.workerTimeout === 'cancels') cancelAfter(timeoutMs, 'timeout');
 		else if (timeoutMs !== undefined && this.isFaulty) execution.timesOutAtMs = execution.startedAtMs + timeoutMs;
 		const context = this.contextOf(execution, cancel.signal);
 		const create = async () => {
