@@ -164,8 +164,12 @@ export class KeyClaims {
 			failure = error;
 		}
 		try {
-			// A mark that was not there goes again, and after a failed reading any may have been written.
-			const written = [...sentMarks.filter((mark) => sentBefore?.has(mark) !== true), ...freeMarks.filter((mark) => freeBefore?.has(mark) !== true)];
+			// A mark that was not there goes again, and after a failed reading any may have been written. A "sent" mark
+			// so removed may have stood over a "free" mark a reader killed in between left: that one goes with it.
+			const written =
+				sentBefore === undefined
+					? [...sentMarks, ...found.map((itemIndex) => freeMark(this.keys[itemIndex], this.generationOf(itemIndex)))]
+					: [...sentMarks.filter((mark) => !sentBefore?.has(mark)), ...freeMarks.filter((mark) => freeBefore?.has(mark) !== true)];
 			const { removed, ended } = removeInRounds(this.store, written);
 			this.heldUntil.push(ended);
 			await removed;
