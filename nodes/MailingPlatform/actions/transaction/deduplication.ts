@@ -109,10 +109,9 @@ export class KeyClaims {
 	 */
 	async claim(itemIndexes: readonly number[]): Promise<Outcome[]> {
 		const outcomes: Outcome[] = [];
-		const sentRead = new Set<number>();
 		// Ends: each round records a generation new to the row or finds it there, and the row is finite.
 		for (let freed = itemIndexes; freed.length > 0; ) {
-			const { skipped, released } = await this.claimGeneration(freed, sentRead);
+			const { skipped, released } = await this.claimGeneration(freed);
 			outcomes.push(...skipped);
 			freed = released;
 		}
@@ -121,10 +120,9 @@ export class KeyClaims {
 
 	/**
 	 * Claims the keys of `itemIndexes` in their generation: answers the items not to send, and
-	 * those whose generation was marked free, to claim in the next. An item's "sent" mark is read
-	 * once per claim (`sentRead`): a key sent since reads as taken, its outcome unknown.
+	 * those whose generation was marked free, to claim in the next.
 	 */
-	private async claimGeneration(itemIndexes: readonly number[], sentRead: Set<number>): Promise<{ skipped: Outcome[]; released: number[] }> {
+	private async claimGeneration(itemIndexes: readonly number[]): Promise<{ skipped: Outcome[]; released: number[] }> {
 		const keys = itemIndexes.map((itemIndex) => this.entryOf(itemIndex));
 		let taken: Set<string>;
 		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
@@ -146,11 +144,10 @@ export class KeyClaims {
 			else this.claimed.set(itemIndex, now);
 		}
 		if (found.length === 0) return { skipped: [], released: [] };
-		// Read as recorded: the "sent" marks first, then, of a key found without one, the "free" mark of its
-		// generation. A "free" mark so written goes with the "sent" mark written before it, so that a write
-		// another process brings back never leaves the one without the other ("sent" is read first).
-		const sentMarks = found.filter((itemIndex) => !sentRead.has(itemIndex)).map((itemIndex) => sentMarker(this.keys[itemIndex]));
-		for (const itemIndex of found) sentRead.add(itemIndex);
+		// Read as recorded, in every generation: the "sent" marks first, then, of a key found without one, the
+		// "free" mark of its generation. A "free" mark so written goes with the "sent" mark written before it, so
+		// that neither a reader killed in between nor a write brought back leaves the one without the other.
+		const sentMarks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
 		let freeMarks: string[] = [];
 		let sentBefore: Set<string> | undefined;
 		let freeBefore: Set<string> | undefined;
