@@ -33,6 +33,9 @@ const KEPT_FOR_MS = 3 * 60_000;
 
 const PENDING = 'order-pending:';
 
+/** Count Deliveries' counter of an order. */
+const counterOf = (order: string) => `order-confirmation:${order}`;
+
 /**
  * n8n's status of an execution, as the redelivery's API call reads it: `ended` is success, error
  * or crashed; `timedOut` is canceled after running for the workflow's timeout less a second (n8n
@@ -80,7 +83,7 @@ export class RedisWorkflows {
 	 */
 	async run(execution: Execution, create: () => Promise<ItemResult[] | undefined>): Promise<void> {
 		const order = execution.delivery.orders[0];
-		const counter = `order-confirmation:${order}`;
+		const counter = counterOf(order);
 		const record = `${PENDING}${order}:${execution.index}`;
 		const { redis } = this;
 		const workflow: NonNullable<Execution['workflow']> = (execution.workflow = { reachedCreate: false });
@@ -147,7 +150,7 @@ export class RedisWorkflows {
 			if (status === 'running') continue;
 			if (status === 'ended' || status === 'timedOut') {
 				// Its Counter, Counter Lapsed?: a delivery now would count more than 1 and forget itself.
-				if (this.redis.get(`order-confirmation:${order}`) !== null) continue;
+				if (this.redis.get(counterOf(order)) !== null) continue;
 				this.host.deliverAgain(order, (process + 1 + index) % this.host.processes, execution);
 			}
 			// Deliver Again, then Forget Delivered Record: a kill between them leaves the record to the next minute.

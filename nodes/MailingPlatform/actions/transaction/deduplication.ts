@@ -101,6 +101,16 @@ export class KeyClaims {
 		return keyEntry(this.keys[itemIndex], this.generationOf(itemIndex));
 	}
 
+	/** The "free" mark of that generation. */
+	private freeEntryOf(itemIndex: number): string {
+		return freeMark(this.keys[itemIndex], this.generationOf(itemIndex));
+	}
+
+	/** The item's next claim records its key's next generation. */
+	private toNextGeneration(itemIndex: number): void {
+		this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
+	}
+
 	/**
 	 * Claims the keys of a leaving request's items, and answers the outcomes of those not to send:
 	 * their key was sent before, or taken by an execution that does not know its outcome, or the
@@ -155,7 +165,7 @@ export class KeyClaims {
 		let markMayStay = false;
 		try {
 			sentBefore = await this.store.record(sentMarks);
-			freeMarks = found.filter((itemIndex) => !sentBefore?.has(sentMarker(this.keys[itemIndex]))).map((itemIndex) => freeMark(this.keys[itemIndex], this.generationOf(itemIndex)));
+			freeMarks = found.filter((itemIndex) => !sentBefore?.has(sentMarker(this.keys[itemIndex]))).map((itemIndex) => this.freeEntryOf(itemIndex));
 			freeBefore = await this.store.record(freeMarks);
 		} catch (error) {
 			failure = error;
@@ -165,7 +175,7 @@ export class KeyClaims {
 			// so removed may have stood over a "free" mark a reader killed in between left: that one goes with it.
 			const written =
 				sentBefore === undefined
-					? [...sentMarks, ...found.map((itemIndex) => freeMark(this.keys[itemIndex], this.generationOf(itemIndex)))]
+					? [...sentMarks, ...found.map((itemIndex) => this.freeEntryOf(itemIndex))]
 					: [...sentMarks.filter((mark) => !sentBefore?.has(mark)), ...freeMarks.filter((mark) => freeBefore?.has(mark) !== true)];
 			const { removed, ended } = removeInRounds(this.store, written);
 			this.heldUntil.push(ended);
@@ -187,8 +197,8 @@ export class KeyClaims {
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
 			if (sentBefore.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			else if (freeBefore.has(freeMark(key, this.generationOf(itemIndex)))) {
-				this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
+			else if (freeBefore.has(this.freeEntryOf(itemIndex))) {
+				this.toNextGeneration(itemIndex);
 				released.push(itemIndex);
 			} else if (answerLost) {
 				const reason = `Not sent: n8n's store failed while recording this ${LABEL}, so the node cannot tell whether it recorded the key or an earlier delivery whose outcome is unknown had taken it; the key stays. Check in the platform whether its e-mail went out; to send it, run it once with another key, e.g. "${key}-again".`;
@@ -254,8 +264,8 @@ export class KeyClaims {
 	async release(itemIndexes: readonly number[]): Promise<void> {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
 		if (mine.length === 0) return;
-		const entries = mine.flatMap((itemIndex) => [this.entryOf(itemIndex), freeMark(this.keys[itemIndex], this.generationOf(itemIndex))]);
-		for (const itemIndex of mine) this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
+		const entries = mine.flatMap((itemIndex) => [this.entryOf(itemIndex), this.freeEntryOf(itemIndex)]);
+		for (const itemIndex of mine) this.toNextGeneration(itemIndex);
 		let failure: unknown;
 		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
 			try {
