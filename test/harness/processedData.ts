@@ -81,9 +81,6 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	/** Every call nodes made that writes, in order. */
 	readonly calls: StoreCall[] = [];
 
-	/** How many times nodes asked for a history's size. */
-	counts = 0;
-
 	/** How long each read and each write takes. */
 	latencyMs = 0;
 
@@ -129,7 +126,6 @@ export class ProcessedDataStore implements IDataDeduplicator {
 	clear(): void {
 		this.rows.clear();
 		this.calls.length = 0;
-		this.counts = 0;
 		this.latencyMs = 0;
 		this.failingRemovals = 0;
 		this.failingRecordings = 0;
@@ -244,9 +240,8 @@ export class ProcessedDataStore implements IDataDeduplicator {
 		this.rows.delete(rowKey(owner));
 	}
 
-	/** A read: counted in `counts`, not in `calls`, so that the calls' numbers are those of the calls that write. */
+	/** A read: not in `calls`, so that the calls' numbers are those of the calls that write. */
 	async getProcessedDataCount(scope: DeduplicationScope, context: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
-		this.counts++;
 		const read = await this.read(ownerOf(scope, context));
 		return options.mode === 'entries' ? (read?.row.data.length ?? 0) : 0;
 	}

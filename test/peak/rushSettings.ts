@@ -106,14 +106,10 @@ export const RUSH_P95_LIMIT_MS = 20_000;
  * n8n's own nodes for the same promise: keyed Create against Remove Duplicates before the HTTP
  * Request node with a Header Auth credential, Create without the key against that HTTP Request
  * node alone. CPU per order (of n8n's process group) at most `cpuRatio` times the peer's; printed,
- * the execution p50 at most `p50Times` times the peer's plus `p50PlusMs`; with no history yet,
- * and with both histories full (every call rewrites the node's whole row, where a short
- * gathering of claims may be worth its wait).
+ * the execution p50 at most `p50Times` times the peer's; with no history yet, and with both
+ * histories full (every call rewrites the node's whole row), the same limits.
  */
-export const STEADY_LIMITS = {
-	noHistory: { cpuRatio: 1.1, p50Times: 2, p50PlusMs: 0 },
-	historyFull: { cpuRatio: 1.1, p50Times: 1, p50PlusMs: 150 },
-} as const;
+export const STEADY_LIMITS = { cpuRatio: 1.1, p50Times: 2 } as const;
 /**
  * Judged: the one-order executions beside the bulk may take at most this long at p95; the goal is
  * printed. With n8n's CPU per execution as above, the p95 was 5.3 s on 2026-11-28.

@@ -42,7 +42,7 @@ export interface SteadyEnvironment {
 }
 
 /** A steady state: with no history yet, or with it full. */
-export type SteadyPhase = keyof typeof STEADY_LIMITS;
+export type SteadyPhase = 'noHistory' | 'historyFull';
 
 /** One flow's rounds in a phase. */
 export interface FlowFigures {
@@ -184,9 +184,8 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 		`Steady state: ${figures.orders} orders per flow at ${settings.steadyOrdersPerSecond} per second in ${ROUNDS} alternating rounds, no budget, first with no history, then with the keyed flows' histories full (${figures.fillOrders.toLocaleString('en-US')} orders delivered to each in between in batches of ${settings.steadyFillBatch.toLocaleString('en-US')}, ${figures.fillSeconds.toFixed(0)} s in all; entries in the history rows then: ${entries.join('; ')}); CPU of n8n's process group (/proc) per order over each flow's rounds, execution time from n8n's startedAt to stoppedAt:`,
 	];
 	let passed = figures.problems.length === 0;
-	for (const phase of Object.keys(STEADY_LIMITS) as SteadyPhase[]) {
+	for (const phase of Object.keys(PHASE_TITLES) as SteadyPhase[]) {
 		const flows = figures.phases[phase];
-		const limits = STEADY_LIMITS[phase];
 		lines.push(
 			`  ${PHASE_TITLES[phase]}:`,
 			...STEADY_FLOWS.flatMap((flow) => {
@@ -200,14 +199,16 @@ export function describeSteadyState(figures: SteadyFigures, settings: RushSettin
 			const [mine, theirs] = [flows[flow], flows[peer]];
 			if (mine === undefined || theirs === undefined) throw new Error(`The steady state measured no ${flow} or no ${peer}`);
 			const ratio = mine.cpuPerOrderMs / theirs.cpuPerOrderMs;
-			const p50LimitMs = limits.p50Times * theirs.executionMs.p50 + limits.p50PlusMs;
-			const cpuMet = ratio <= limits.cpuRatio;
+			const p50LimitMs = STEADY_LIMITS.p50Times * theirs.executionMs.p50;
+			const cpuMet = ratio <= STEADY_LIMITS.cpuRatio;
 			// The p50 is printed, not judged: on a loaded machine it measures the machine (issue 48 is open on it).
 			passed &&= cpuMet;
 			lines.push(
-				`    ${title}, CPU per order: ${ratio.toFixed(2)} (at most ${limits.cpuRatio}: ${cpuMet ? 'met' : 'MISSED'}); execution p50 ${Math.round(mine.executionMs.p50)} ms (at most ${Math.round(p50LimitMs)} ms: ${mine.executionMs.p50 <= p50LimitMs ? 'met' : 'MISSED'})`,
+				`    ${title}, CPU per order: ${ratio.toFixed(2)} (at most ${STEADY_LIMITS.cpuRatio}: ${cpuMet ? 'met' : 'MISSED'}); execution p50 ${Math.round(mine.executionMs.p50)} ms (at most ${Math.round(p50LimitMs)} ms: ${mine.executionMs.p50 <= p50LimitMs ? 'met' : 'MISSED'})`,
 			);
 		}
+		const [keyed, bare] = [flows.steadyKeyed, flows.steadyCredentialHttpRequest];
+		if (keyed !== undefined && bare !== undefined) lines.push(`    keyed Create / HTTP Request node alone (no key at all), execution p50: ${(keyed.executionMs.p50 / bare.executionMs.p50).toFixed(2)}`);
 	}
 	lines.push(...figures.problems.map((problem) => `  ${problem}`));
 	return { lines, passed };

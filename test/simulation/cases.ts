@@ -95,10 +95,9 @@ export const casesOn = (processes: fc.Arbitrary<number>): fc.Arbitrary<Simulatio
 			// Every minute, as the example sets it, or every 5 s, so that retries meet the case's faults and kills.
 			sweep: fc.constantFrom(5_000, 60_000).chain((everyMs) => fc.record({ firstAtMs: fc.integer({ min: 0, max: everyMs }), everyMs: fc.constant(everyMs) })),
 			randomSeed: fc.integer(),
-			fullHistory: fc.boolean(),
 			commandLine: fc.boolean(),
 		},
-		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'kills', 'paces', 'entityLimitBytes', 'sweep', 'randomSeed', 'fullHistory', 'commandLine'] },
+		{ requiredKeys: ['processes', 'deliveries', 'answers', 'storeFaults', 'storeDelays', 'codeFaults', 'kills', 'paces', 'entityLimitBytes', 'sweep', 'randomSeed', 'commandLine'] },
 	),
 );
 

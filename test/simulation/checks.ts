@@ -18,9 +18,6 @@
  * - a one-order execution's transaction never rides in a request with more than 10 of another's;
  * - no step of the case (while its faults strike: heldThread.ts says why not after) held the
  *   thread longer than `HELD_LIMIT_MS`: n8n's timers fire on time;
- * - an execution waited for other orders to gather at most `GATHER_LIMIT_MS` before each
- *   recording call of its process's store while it ran (each gathering ends in a request's
- *   claim), and once more before it was given up;
  * - an execution never waits past Max Wait Seconds since the service last reported on its
  *   transactions, its own requests' and its process's store calls' time not counted;
  * - after a 429 or 503 a process (in that life) sends nothing for the pause the service asked (`Retry-After`,
@@ -44,7 +41,7 @@ import type { RequestRecord } from './model';
 import { acted as actedOn, BULK_ORDERS, LARGE_ORDER, leftOpen } from './model';
 import { keyTaken } from '../harness/processedData';
 import { HELD_LIMIT_MS } from './heldThread';
-import { gatheredProblems, maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
+import { maxWaitProblems, overdueProblems, pauseProblems, probeProblems } from './timingChecks';
 import { positionsOf, redisKillLimitOf } from './redisLimits';
 import type { Execution, World } from './world';
 import { CALM_LIMIT_MS } from './world';
@@ -314,7 +311,7 @@ export function findingsOf(world: World): Findings {
 	}
 	for (const { order, problem } of keyFreeProblems(world)) unlessStoreLimit(order, problem);
 	problems.push(...bulkProblems(world));
-	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined && ranCreate(candidate))) problems.push(...gatheredProblems(world, execution), ...overdueProblems(world, execution));
+	for (const execution of executions.filter((candidate) => candidate.killedAtMs === undefined && ranCreate(candidate))) problems.push(...overdueProblems(world, execution));
 	problems.push(...pauseProblems(world), ...probeProblems(world));
 	const heldMs = world.heldThread.longestOverLimitMs;
 	if (heldMs !== undefined) problems.push(`held: one step held the thread ${Math.round(heldMs)} ms, V8's pauses left out (at most ${HELD_LIMIT_MS} ms): n8n's timers could not fire meanwhile`);

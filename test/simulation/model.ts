@@ -195,8 +195,6 @@ export interface SimulationCase {
 	workerTimeout?: 'atNextNode' | 'cancels';
 	/** Seeds the package's `Math.random` (the gate's spread, the store's round delays). */
 	randomSeed: number;
-	/** n8n counts the node's history full at its first call (20,000 entries, as after weeks of orders): claims gather before their request is chosen. */
-	fullHistory: boolean;
 	/** The executions run as `n8n execute` runs them (mode 'cli'), each waiting for its keys' first round. */
 	commandLine: boolean;
 }
@@ -278,9 +276,6 @@ export class CaseRecord {
 	readonly kills: Array<Life & { atMs: number; atStep?: RecipeStep; order?: string }> = [];
 
 	storeCalls = 0;
-
-	/** When each process's recording calls of n8n's store started: a claim's gathering ends in one. */
-	readonly recordingsAtMs: Array<{ process: number; atMs: number }> = [];
 
 	/** Each store call's span on the clock, from its start to its end. */
 	readonly storeSpans: Array<{ process: number; startMs: number; endMs: number }> = [];

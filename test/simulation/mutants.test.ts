@@ -263,11 +263,6 @@ const MUTANTS: Mutant[] = [
 		mutate: () => jest.spyOn(SendJob.prototype, 'mayShare', 'get').mockReturnValue(true),
 	},
 	{
-		name: 'claims gathering for a second',
-		check: 'gathered',
-		mutate: () => replace(KeyClaims.prototype, 'gatherInMs', () => () => 1000),
-	},
-	{
 		name: 'a step that holds the thread 80 ms now and then',
 		check: 'held',
 		mutate: () => {

@@ -46,7 +46,6 @@ export class StoreRow {
 		const span = { process, startMs: Date.now(), endMs: Date.now() };
 		this.record.storeSpans.push(span);
 		try {
-			if (kind === 'record') this.record.recordingsAtMs.push({ process, atMs: Date.now() });
 			const delayMs = this.faulty() ? this.delays.find((candidate) => candidate.call === number)?.ms : undefined;
 			if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
 			if (this.hasEnded(caller)) return await never();

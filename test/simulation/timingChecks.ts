@@ -1,28 +1,12 @@
 /**
  * The checks of time in a simulated case: an execution waits no longer than Max Wait Seconds and
- * gives up no sooner, gathers orders no longer than the key store's limit, and after a refusal a
- * process keeps the pause asked and risks one small request at a time.
+ * gives up no sooner, and after a refusal a process keeps the pause asked and risks one small
+ * request at a time.
  */
 import { PROBE_BYTES } from '../../nodes/MailingPlatform/transport/accountGate';
 import type { RequestRecord } from './model';
 import { isRefusal, pauseAskedMs } from './model';
 import type { Execution, World } from './world';
-
-/** The longest gathering before a request (the key store's `MAX_GATHER_MS`), and the hint's rounding to 0.1 s. */
-export const GATHER_LIMIT_MS = 200 + 50;
-const GATHERED = "orders arriving meanwhile were gathered";
-
-/** The execution's hint names the time it waited for orders to gather: no more than before each claim of its process meanwhile, and before it was given up. */
-export function gatheredProblems(world: World, execution: Execution): string[] {
-	const text = execution.hints.find((hint) => hint.includes(GATHERED));
-	if (text === undefined) return [];
-	const seconds = new RegExp(`([\\d.]+) s because ${GATHERED}`).exec(text) ?? new RegExp(`^Waited ([\\d.]+) s for the account's requests because ${GATHERED}`).exec(text);
-	const gatheredMs = Number(seconds?.[1]) * 1000;
-	const { startedAtMs = 0, returnedAtMs = 0 } = execution;
-	const recordings = world.record.recordingsAtMs.filter(({ process, atMs }) => process === execution.delivery.process && atMs >= startedAtMs && atMs <= returnedAtMs).length;
-	const limitMs = GATHER_LIMIT_MS * (recordings + 1);
-	return gatheredMs <= limitMs ? [] : [`gathered: execution ${execution.index} waited ${gatheredMs} ms for orders to gather, over ${limitMs} ms for its process's ${recordings} recording store calls meanwhile: "${text}"`];
-}
 
 /** An execution's time waiting for the account: from its start to its end, less the time a request carrying its transactions was under way. */
 export function maxWaitProblems(world: World, execution: Execution, where: string): string[] {
@@ -56,8 +40,8 @@ function coveredMs(spans: ReadonlyArray<{ startMs: number; endMs: number }>, fro
 /**
  * An execution waits no longer than Max Wait Seconds since the service last reported on its
  * transactions (or since its start), less the time its own requests and its process's store
- * calls were under way, with each gathering's room and, under `n8n execute`, its keys' first
- * rounds after its last request; until it returned, or n8n cancelled it.
+ * calls were under way, and, under `n8n execute`, its keys' first rounds after its last request;
+ * until it returned, or n8n cancelled it.
  */
 export function overdueProblems(world: World, execution: Execution): string[] {
 	const { startedAtMs, delivery, again } = execution;
@@ -76,9 +60,8 @@ export function overdueProblems(world: World, execution: Execution): string[] {
 	for (let index = 1; index < bounds.length; index++) {
 		const [fromMs, toMs] = [bounds[index - 1], bounds[index]];
 		const waitedMs = toMs - fromMs - coveredMs(busy, fromMs, toMs);
-		const recordings = world.record.recordingsAtMs.filter(({ process, atMs }) => process === delivery.process && atMs >= fromMs && atMs <= toMs).length;
-		const limitMs = delivery.maxWaitSeconds * 1000 + GATHER_LIMIT_MS * (recordings + 1) + (world.simulated.commandLine ? COMMAND_LINE_ROUNDS_MS : 0);
-		if (waitedMs > limitMs) problems.push(`overdue: execution ${execution.index} on process ${delivery.process} waited ${waitedMs} ms from ${fromMs - startedAtMs} ms after its start beside its own requests and its process's store calls, over Max Wait Seconds (${delivery.maxWaitSeconds} s) and ${limitMs - delivery.maxWaitSeconds * 1000} ms of gathering`);
+		const limitMs = delivery.maxWaitSeconds * 1000 + (world.simulated.commandLine ? COMMAND_LINE_ROUNDS_MS : 0);
+		if (waitedMs > limitMs) problems.push(`overdue: execution ${execution.index} on process ${delivery.process} waited ${waitedMs} ms from ${fromMs - startedAtMs} ms after its start beside its own requests and its process's store calls, over Max Wait Seconds (${delivery.maxWaitSeconds} s) and ${limitMs - delivery.maxWaitSeconds * 1000} ms of its keys' rounds`);
 	}
 	return problems;
 }

@@ -29,9 +29,6 @@ import { RedisWorkflows } from './redisRecipe';
 import { emailOf, ServiceModel } from './service';
 import { StoreRow } from './storeRow';
 
-/** A node's history at the default History Size: 10,000 keys and their marks. */
-const FULL_HISTORY_ENTRIES = 20_000;
-
 /** How long after the last delivery's start the case may run before what still runs counts as hanging. */
 const CASE_LIMIT_MS = 10 * 60_000;
 
@@ -70,8 +67,8 @@ const MAX_STEPS = 100_000;
 
 /**
  * How long an execution after the case may take, with the service taking everything: a retried
- * bulk of a few hundred orders goes one per request where a 413 taught the account a small body,
- * each request's claims gathered (0.2 s at a full history); a wedge never ends.
+ * bulk of a few hundred orders goes one per request where a 413 taught the account a small body;
+ * a wedge never ends.
  */
 export const CALM_LIMIT_MS = 120_000;
 
@@ -467,8 +464,6 @@ export class World implements RecipeHost {
 					const processed = await store.call(caller, 'record', keys.map(String), maxEntries);
 					return { new: keys.filter((key) => !processed.includes(String(key))), processed };
 				},
-				// Only how long claims gather follows this count: the row itself stays the model's.
-				getProcessedDataCount: async () => store.entries.length + (this.simulated.fullHistory ? FULL_HISTORY_ENTRIES : 0),
 				removeProcessed: async (keys: Array<string | number>, _scope: string, { maxEntries }: { maxEntries: number }) => {
 					await store.call(caller, 'remove', keys.map(String), maxEntries);
 				},

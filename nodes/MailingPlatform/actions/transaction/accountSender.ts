@@ -63,7 +63,6 @@ const LONGEST_NAP_MS = 1000;
 const BUSY = "other executions' requests were under way";
 /** Why the account pauses after a request, or a probe, that did not reach the service. */
 const NOT_REACHED = 'the service could not be reached';
-const GATHERING = "orders arriving meanwhile were gathered into one request and one rewrite of n8n's key history";
 
 export class AccountSender {
 	private readonly jobs: SendJob[] = [];
@@ -115,11 +114,7 @@ export class AccountSender {
 		try {
 			for (this.endStoppedOrOverdueJobs(); this.jobs.length > 0; this.endStoppedOrOverdueJobs()) {
 				const waiting = this.jobs.filter((job) => job.isWaiting);
-				let wait = Math.max(this.gate.waitMs(), this.placeInMs());
-				if (wait === 0 && waiting.length > 0) {
-					wait = this.gatherInMs(waiting);
-					if (wait > 0) this.reason = GATHERING;
-				}
+				const wait = Math.max(this.gate.waitMs(), this.placeInMs());
 				if (waiting.length === 0 || wait > 0) {
 					const deadline = waiting.reduce((first, job) => Math.min(first, job.waits.deadlineMs), Number.POSITIVE_INFINITY);
 					// With nothing waiting, only a request's end or a new job changes anything.
@@ -149,12 +144,6 @@ export class AccountSender {
 			this.pumping = false;
 			if (this.jobs.length > 0) void this.pump();
 		}
-	}
-
-	/** How long the next request's leader, the job that has waited longest, should wait for orders to join it and its keys' claim (KeyClaims.gatherInMs). */
-	private gatherInMs(waiting: readonly SendJob[]): number {
-		const leader = waiting.reduce((first, job) => (job.waitingSinceMs < first.waitingSinceMs ? job : first));
-		return leader.mayShare ? (leader.settings.keys?.gatherInMs() ?? 0) : 0;
 	}
 
 	/** How long until a request may start beside those under way (infinite: until one ends). */

@@ -83,11 +83,6 @@ export class KeyClaims {
 		return { claims, busy: [{ kind: 'failed', itemIndexes: busyItems, error }] };
 	}
 
-	/** How long the request of these keys should wait to be chosen, so that orders arriving meanwhile share it and one rewrite of the history. */
-	gatherInMs(): number {
-		return this.store.gatherInMs();
-	}
-
 	keyOf(itemIndex: number): string {
 		return this.keys[itemIndex];
 	}
