@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestBudget } from '../double/budget';
 import type { ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, shopOrders, untilWebhookServes } from './delivery';
-import { type ExecutionOutcome, type ExecutionRow, type ExecutionStore, leftUnretried, readOutcomes, tally, waitUntilEnded, whileRetrying } from './executions';
+import { type ExecutionOutcome, type ExecutionRow, type ExecutionStore, leftUnretried, notesOf, readOutcomes, tally, waitUntilEnded, whatBecameOf, whileRetrying } from './executions';
 import { RETRY_EXAMPLE } from './retryExample';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
@@ -96,21 +96,11 @@ export interface CrashFigures {
 /** How long n8n may take after its restart to mark the executions a kill took as crashed: it does so after its webhooks serve. */
 const RECOVERY_LIMIT_MS = 60_000;
 
-/** What an execution said of its order: the errors nodes threw, and the items skipped or failed. */
-const notesOf = (outcome: ExecutionOutcome) => [...outcome.nodeErrors, ...outcome.itemNotes];
 
 /** How many of `ids` an execution said were of unknown outcome (an item skipped for a key taken without its outcome, or the Redis example's failure saying so). */
 function saidUnknown(outcomes: readonly ExecutionOutcome[], ids: readonly string[]): number {
 	const unknown = /outcome unknown|an earlier execution took this Deduplication Key/;
 	return ids.filter((id) => outcomes.some((outcome) => outcome.orderId === id && notesOf(outcome).some((note) => unknown.test(note)))).length;
-}
-
-/** What n8n recorded of the executions of order `id`: why it was not sent. */
-function whatBecameOf(id: string, outcomes: readonly ExecutionOutcome[]): string {
-	const seen = outcomes
-		.filter((outcome) => outcome.orderId === id)
-		.map((outcome) => `execution ${outcome.id} ${outcome.status}: ${notesOf(outcome).join('; ') || 'nothing failed or skipped'}`);
-	return `${id}: ${seen.join(' | ') || 'no execution n8n kept names it (its input erased, or never recorded)'}`.slice(0, 600);
 }
 
 /** The executions of before the kill once n8n's recovery has marked them: none left "running", or the limit passed. */

@@ -91,6 +91,35 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 	});
 }
 
+/** What an execution said of its order: the errors nodes threw, and the items skipped or failed. */
+export const notesOf = (outcome: ExecutionOutcome) => [...outcome.nodeErrors, ...outcome.itemNotes];
+
+/** What n8n recorded of the executions of order `id`: why it was not sent. */
+export function whatBecameOf(id: string, outcomes: readonly ExecutionOutcome[]): string {
+	const seen = outcomes
+		.filter((outcome) => outcome.orderId === id)
+		.map((outcome) => `execution ${outcome.id} ${outcome.status}: ${notesOf(outcome).join('; ') || 'nothing failed or skipped'}`.slice(0, 400));
+	return `${id}: ${seen.join(' | ') || 'no execution n8n kept names it (its input erased, or never recorded)'}`.slice(0, 2000);
+}
+
+/**
+ * Per execution of the workflow: its status and the items each node put out, per output ("Node
+ * 3/1"), in the order the nodes ran; for the nodes `shown` names, also what it picks of each item.
+ */
+export async function readItemCounts(store: ExecutionStore, workflowId: string, shown: Record<string, (json: Record<string, unknown>) => unknown> = {}): Promise<string[]> {
+	const rows = await store.list(workflowId);
+	const data = await store.runData(rows.map((row) => row.id));
+	return rows.map(({ id, status }) => {
+		const text = data.get(id);
+		const runData = text === undefined ? {} : (parseFlatted(text).resultData?.runData ?? {});
+		const counts = Object.entries(runData).map(([node, tasks]) => {
+			const picked = shown[node] === undefined ? '' : ` [${tasks.flatMap((task) => (task.data?.main ?? []).flatMap((items) => (items ?? []).map(({ json }) => String(shown[node]((json ?? {}) as Record<string, unknown>))))).join(' ')}]`;
+			return `${node} ${tasks.map((task) => (task.error === undefined ? (task.data?.main ?? []).map((items) => items?.length ?? 0).join('/') : `error: ${task.error.message}`)).join(', ')}${picked}`;
+		});
+		return `execution ${id} ${status}: ${counts.join('; ')}`;
+	});
+}
+
 /** How the given executions ended, counted by status. */
 export function tally(statuses: string[]): Record<string, number> {
 	const counts: Record<string, number> = {};

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { deliverPlan, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
-import { readOutcomes, tally, waitUntilEnded } from './executions';
+import { readOutcomes, tally, waitUntilEnded, whatBecameOf } from './executions';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { OutageCause, RushWorkflow } from './rushWorkflows';
@@ -34,10 +34,12 @@ export interface OutageFigures {
 	endedAs: Record<string, number>;
 	queuedDuringOutage: number;
 	/** The executions n8n's retries made, by how they ended. */
-	retries: { retried: number; endedAs: Record<string, number> };
+	retries: { retried: number; orders: number; endedAs: Record<string, number> };
 	queued: { once: number; twice: number; never: number; neverIds: string[] };
 	/** Seconds from the outage's end to the last order queued. */
 	secondsToLastQueued: number;
+	/** What became of the first orders never queued, as n8n recorded their executions. */
+	neverNotes: string[];
 }
 
 export async function measureOutage(environment: OutageEnvironment, workflow: RushWorkflow<OutageCause>, settings: RushSettings['outage']): Promise<OutageFigures> {
@@ -80,14 +82,16 @@ export async function measureOutage(environment: OutageEnvironment, workflow: Ru
 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
 	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastBefore && !outageIds.has(outcome.id));
+	const queued = queuedTimes(double, orders);
 	return {
 		cause,
 		orders: orders.length,
 		endedAs: tally(outcomes.filter((outcome) => outageIds.has(outcome.id)).map((outcome) => outcome.status)),
 		queuedDuringOutage: queuedDuringOutage.once + queuedDuringOutage.twice,
-		retries: { retried: retries.length, endedAs: tally(retries.map((outcome) => outcome.status)) },
-		queued: queuedTimes(double, orders),
+		retries: { retried: retries.length, orders: new Set(retries.map((outcome) => outcome.orderId)).size, endedAs: tally(retries.map((outcome) => outcome.status)) },
+		queued,
 		secondsToLastQueued: (lastQueuedMs - endedMs) / 1000,
+		neverNotes: queued.neverIds.slice(0, 3).map((id) => whatBecameOf(id, outcomes)),
 	};
 }
 
@@ -114,8 +118,9 @@ export function describeOutage(figures: OutageFigures, settings: RushSettings['o
 	return {
 		lines: [
 			`Outage, the shop delivering once: ${setup.create}, Max Wait Seconds ${settings.maxWaitSeconds}; ${figures.orders} orders at ${settings.ordersPerSecond} per second while the service ${OUTAGE_WORDS[figures.cause]} for ${settings.outageMs / 1000} s${settings.holdMs === undefined ? '' : `, holding every answer for its first ${settings.holdMs / 1000} s`}; ${setup.sendsAgain} published, nothing delivered again by the shop, no one acting:`,
-			`  the shop's deliveries: executions ended ${statuses(figures.endedAs)}; orders queued during the outage ${figures.queuedDuringOutage}; executions after the shop's (retries, deliveries again) ${retries.retried} (${statuses(retries.endedAs)})`,
+			`  the shop's deliveries: executions ended ${statuses(figures.endedAs)}; orders queued during the outage ${figures.queuedDuringOutage}; executions after the shop's (retries, deliveries again) ${retries.retried} of ${retries.orders} orders (${statuses(retries.endedAs)})`,
 			`  queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}; the last ${figures.secondsToLastQueued.toFixed(0)} s after the outage's end: ${failures.length === 0 ? 'passed' : `FAILED (${failures.join(', ')})`}`,
+			...figures.neverNotes.map((note) => `    ${note}`),
 		],
 		passed: failures.length === 0,
 	};

@@ -12,6 +12,7 @@
  */
 import type { ServiceDouble } from '../double/server';
 import { type CrashEnvironment, type CrashFigures, describeCrash, type EndSignal, measureCrash } from '../peak/crash';
+import { readItemCounts } from '../peak/executions';
 import { describeOutage, measureOutage, type OutageFigures } from '../peak/outage';
 import { publishWorkflows, unpublishWorkflow } from '../peak/publish';
 import type { RushSettings } from '../peak/rushSettings';
@@ -140,7 +141,13 @@ export async function runQueueOutage(context: Pick<QueueCrashContext, 'double' |
 	let redelivery: string | undefined;
 	const installRetry = async () => void (redelivery = await installRedeliveryExample(context.mainPort, `${webhookBase}/${workflow.webhookPath}`));
 	try {
-		return await measureOutage({ double: context.double, webhookBase, store: () => postgresExecutions(context.postgresPort), installRetry }, workflow, timedOut ? TIMEOUT : OUTAGE);
+		const figures = await measureOutage({ double: context.double, webhookBase, store: () => postgresExecutions(context.postgresPort), installRetry }, workflow, timedOut ? TIMEOUT : OUTAGE);
+		// Where an order was lost, what each run of the redelivery did with the records it read.
+		if (figures.queued.never > 0 && redelivery !== undefined) {
+			const shown = { 'Older Than 3 Minutes': (json: Record<string, unknown>) => `${(json.body as { id?: unknown } | undefined)?.id}@${json.execution}`, 'Its Execution': (json: Record<string, unknown>) => json.id, 'Counter Lapsed?': (json: Record<string, unknown>) => json.id };
+			for (const line of await readItemCounts(postgresExecutions(context.postgresPort), redelivery, shown)) log(`  redelivery ${line}`);
+		}
+		return figures;
 	} finally {
 		// One redelivery per Redis database: the next run's takes over.
 		if (redelivery !== undefined) await unpublishWorkflow(context.mainPort, redelivery);

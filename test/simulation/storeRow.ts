@@ -112,7 +112,7 @@ export class StoreRow {
 	private noteReadMarks(caller: Life, recordedBefore: readonly string[]): void {
 		for (const entry of recordedBefore) {
 			const added = this.addedBy.get(entry);
-			if (!entry.startsWith('sent ') || added === undefined || added.orderQueued) continue;
+			if (!/^sent(#\d+)? /.test(entry) || added === undefined || added.orderQueued) continue;
 			if (this.hasEnded(added)) this.record.killedReadMarkOrders.add(orderOfEntry(entry));
 			else if (added.process !== caller.process) this.record.readMarkOrders.add(orderOfEntry(entry));
 		}

@@ -101,6 +101,11 @@ export class KeyClaims {
 		return freeMark(this.keys[itemIndex], this.generationOf(itemIndex));
 	}
 
+	/** The "sent" mark of that generation. */
+	private sentEntryOf(itemIndex: number): string {
+		return sentMarker(this.keys[itemIndex], this.generationOf(itemIndex));
+	}
+
 	/** The item's next claim records its key's next generation. */
 	private toNextGeneration(itemIndex: number): void {
 		this.generations.set(itemIndex, this.generationOf(itemIndex) + 1);
@@ -149,10 +154,10 @@ export class KeyClaims {
 			else this.claimed.set(itemIndex, now);
 		}
 		if (found.length === 0) return { skipped: [], released: [] };
-		// Read as recorded, in every generation: the "sent" marks first, then, of a key found without one, the
-		// "free" mark of its generation. A "free" mark so written goes with the "sent" mark written before it, so
+		// Read as recorded, in every generation: the generation's "sent" marks first, then, of a key found without
+		// one, its "free" mark. A "free" mark so written goes with the "sent" mark written before it, so
 		// that neither a reader killed in between nor a write brought back leaves the one without the other.
-		const sentMarks = found.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		const sentMarks = found.map((itemIndex) => this.sentEntryOf(itemIndex));
 		let freeMarks: string[] = [];
 		let sentBefore: Set<string> | undefined;
 		let freeBefore: Set<string> | undefined;
@@ -160,7 +165,7 @@ export class KeyClaims {
 		let markMayStay = false;
 		try {
 			sentBefore = await this.store.record(sentMarks);
-			freeMarks = found.filter((itemIndex) => !sentBefore?.has(sentMarker(this.keys[itemIndex]))).map((itemIndex) => this.freeEntryOf(itemIndex));
+			freeMarks = found.filter((itemIndex) => !sentBefore?.has(this.sentEntryOf(itemIndex))).map((itemIndex) => this.freeEntryOf(itemIndex));
 			freeBefore = await this.store.record(freeMarks);
 		} catch (error) {
 			failure = error;
@@ -191,7 +196,7 @@ export class KeyClaims {
 		const released: number[] = [];
 		for (const itemIndex of found) {
 			const key = this.keys[itemIndex];
-			if (sentBefore.has(sentMarker(key))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			if (sentBefore.has(this.sentEntryOf(itemIndex))) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
 			else if (freeBefore.has(this.freeEntryOf(itemIndex))) {
 				this.toNextGeneration(itemIndex);
 				released.push(itemIndex);
@@ -289,7 +294,7 @@ export class KeyClaims {
 			this.claimed.delete(itemIndex);
 			this.unmarked.delete(itemIndex);
 		}
-		const marks = queued.map((itemIndex) => sentMarker(this.keys[itemIndex]));
+		const marks = queued.map((itemIndex) => this.sentEntryOf(itemIndex));
 		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.entryOf(itemIndex)), marks, writtenAtMs));
 		if (released.length > 0) await this.release(released);
 	}

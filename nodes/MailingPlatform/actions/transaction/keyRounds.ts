@@ -29,12 +29,15 @@ type Store = ReturnType<typeof keyStore>;
  * stopped, or the answer was lost): the history keeps two entries per key. An execution that did
  * not send its order writes the key's "free" mark instead, and the next delivery claims the key's
  * next generation (`key#2 …`), so that an entry once written never has to be removed for good.
- * Each has its own prefix, so no key (not even "sent 5310") reads as another key's entry.
+ * Marks are of a generation too: a reading walks an order's generations, each read by recording
+ * its mark, and a mark one reading wrote that another process's write brought back misleads only
+ * a reading of that generation, never the walk's next. Each has its own prefix, so no key (not
+ * even "sent 5310") reads as another key's entry.
  */
 const ofGeneration = (prefix: string, generation: number) => (generation === 1 ? prefix : `${prefix}#${generation}`);
 export const keyEntry = (key: string, generation = 1) => `${ofGeneration('key', generation)} ${key}`;
 export const freeMark = (key: string, generation: number) => `${ofGeneration('free', generation)} ${key}`;
-export const sentMarker = (key: string) => `sent ${key}`;
+export const sentMarker = (key: string, generation: number) => `${ofGeneration('sent', generation)} ${key}`;
 const keyOfEntry = (entry: string) => entry.replace(/^(key|free|sent)(#\d+)? /, '');
 
 export const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
