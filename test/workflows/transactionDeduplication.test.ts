@@ -244,6 +244,24 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 	});
 
+	it('sends an order given back twice though its first generation’s "sent" mark, written to read it, stays while it reads the next generation', async () => {
+		// Two earlier executions gave the key back (a refused request each): its generations 1 and 2 are marked free.
+		processedData.seed(['key A-0', 'free A-0', 'key#2 A-0', 'free#2 A-0']);
+		// The reading's removal of its first "sent" mark is undone at once, as another worker's write of an older read undoes it.
+		processedData.planned.set(4, 'undo');
+		const delivery = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		await keyStoreIdle();
+
+		expect(processedData.calls.slice(0, 4).map(({ operation, items }) => [operation, items])).toEqual([
+			['checkProcessedAndRecord', ['key A-0']],
+			['checkProcessedAndRecord', ['sent A-0']],
+			['checkProcessedAndRecord', ['free A-0']],
+			['removeProcessed', ['sent A-0']],
+		]);
+		expect(delivery.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
+	});
+
 	it('refuses an item whose key is empty, sends the others, and fails its execution with the refusal, which a retry cannot change', async () => {
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), { ...order(1), content: { 'order.id': ' ' } }] });
 
