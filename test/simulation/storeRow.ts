@@ -29,6 +29,9 @@ export class StoreRow {
 	/** Which process's call last added each entry, and whether the service had queued its order then. */
 	private readonly addedBy = new Map<string, Life & { orderQueued: boolean }>();
 
+	/** The processes whose calls recorded each entry since it was last added, found there or not: each relies on it. */
+	private readonly recordedBy = new Map<string, Set<number>>();
+
 	/** The lives a kill ended: their calls never return. */
 	private readonly ended = new Set<string>();
 
@@ -91,6 +94,7 @@ export class StoreRow {
 		if (kind === 'remove') this.noteRemovedOthers(process, read, keys);
 		this.noteReadMarks(caller, recordedBefore);
 		for (const key of written) if (!known.has(key)) this.addedBy.set(key, { ...caller, orderQueued: this.record.queuedOrders.has(orderOfEntry(key)) });
+		this.noteRecorders(process, kind, keys, known);
 		this.entries = written;
 		this.version++;
 		if (tracing) console.log(`store ${number} p${process} ${kind} [${keys.join(', ')}] before: [${recordedBefore.join(', ')}] ${commitsAtKill === true ? 'killed' : (fault?.when ?? '')} -> [${written.join(', ')}]`);
@@ -119,13 +123,21 @@ export class StoreRow {
 	}
 
 	/**
-	 * The later removal rounds of a mark written only to read it (keyRounds.ts, within a second of
-	 * the first) cannot tell whose entry they remove: one another process recorded meanwhile for
-	 * the same order goes too.
+	 * A removal of a mark written only to read it (keyRounds.ts) cannot tell whose entry it
+	 * removes: where another process recorded the same entry meanwhile (a key's release, or its
+	 * own reading), finding it there or not, that process's entry goes too.
 	 */
 	private noteRemovedOthers(process: number, read: readonly string[], removed: readonly string[]): void {
 		const known = new Set(read);
-		for (const entry of removed) if (known.has(entry) && this.addedBy.get(entry)?.process !== process) this.record.removedOrders.add(orderOfEntry(entry));
+		for (const entry of removed) if (known.has(entry) && [...(this.recordedBy.get(entry) ?? [])].some((other) => other !== process)) this.record.removedOrders.add(orderOfEntry(entry));
+	}
+
+	private noteRecorders(process: number, kind: 'record' | 'remove', keys: readonly string[], known: ReadonlySet<string>): void {
+		for (const key of keys) {
+			if (kind === 'remove') this.recordedBy.delete(key);
+			else if (!known.has(key)) this.recordedBy.set(key, new Set([process]));
+			else this.recordedBy.set(key, (this.recordedBy.get(key) ?? new Set<number>()).add(process));
+		}
 	}
 
 	/**

@@ -53,7 +53,8 @@ export function overdueProblems(world: World, execution: Execution): string[] {
 		...own.map((request) => ({ startMs: request.sentAtMs, endMs: request.answeredAtMs ?? returnedAtMs })),
 		...world.record.storeSpans.filter((span) => span.process === delivery.process),
 	];
-	const reported = (request: RequestRecord) => request.answer.kind === 'taken' || (request.answer.kind === 'declined' && delivery.ignoreInvalid);
+	// A 200 whose reports name their transactions restarts Max Wait Seconds, in whatever order they come.
+	const reported = (request: RequestRecord) => request.answer.kind === 'taken' || request.answer.kind === 'reordered' || (request.answer.kind === 'declined' && delivery.ignoreInvalid);
 	const resets = own.filter(reported).map((request) => request.answeredAtMs ?? returnedAtMs);
 	const bounds = [startedAtMs, ...resets.filter((atMs) => atMs > startedAtMs && atMs < returnedAtMs).sort((a, b) => a - b), returnedAtMs];
 	const problems: string[] = [];
