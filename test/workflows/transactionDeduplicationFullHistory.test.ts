@@ -10,7 +10,8 @@ import { type NodeRunResult, runNode } from '../harness/workflow';
 
 const keyed = { ...jsonMode, options: { deduplicationKey: '={{ $json.content["order.id"] }}' } };
 const hintsOf = (result: NodeRunResult) => result.run.data.resultData.runData['Mailing Platform'][0].hints?.map((hint) => hint.message) ?? [];
-const WAITED = /^Waited /;
+/** A wait other than for the account's requests already under way (which a loaded machine makes): one for the history. */
+const waitedForHistory = (hint: string) => /^Waited /.test(hint) && !/^Waited [\d.]+ s for the account's requests because other executions' requests were under way\./.test(hint);
 
 /**
  * A shop's keyed node after some weeks: its history full at the default size (10,000 keys and
@@ -40,7 +41,7 @@ describe('transaction › create with a Deduplication Key whose history is full'
 
 		expect(runs.map((run) => run.main[0].queued)).toEqual(range(20).map(() => true));
 		expect(double().transactions.queuedOrderIds()).toHaveLength(20);
-		expect(runs.flatMap(hintsOf).filter((hint) => WAITED.test(hint))).toEqual([]);
+		expect(runs.flatMap(hintsOf).filter(waitedForHistory)).toEqual([]);
 	});
 
 	it('lets orders arriving together share requests and rewrites of the history', async () => {

@@ -74,8 +74,8 @@ describe('transaction › create: n8n dies while keyed orders wait (model of n8n
 	const { double, credentials } = useServiceDouble();
 
 	it('holds no key of an order that has not left, so that a redelivery to another process sends it, and the first, going on, skips it', async () => {
-		// The first requests are refused with a long pause: every order of the first process waits.
-		double().faults.failNext(2, 429, { retryAfter: '2', match: 'transactions' });
+		// The first requests are refused with a pause long enough for the redelivery on a loaded machine: every order of the first process waits.
+		double().faults.failNext(2, 429, { retryAfter: '6', match: 'transactions' });
 		const first = deliverAtOnce(credentials(), range(20));
 		while (double().requestsTo('transactions').length < 2) await sleep(5);
 		await sleep(300);
