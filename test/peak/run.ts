@@ -14,10 +14,9 @@
  * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
  * credential; without the key: that HTTP Request node).
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [refusing] [measured] [faults] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [refusing] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
- * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage` (503), `unreachable`, `refusing` (429) those parts;
- * `measured` the parts judged by CPU or time, `faults` those judged by outcome; none: everything; --n8n another release
+ * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage` (503), `unreachable`, `refusing` (429) those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
  * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
  * HTTP Request node with the header written in it to the steady state's rounds, printed, not
@@ -100,18 +99,9 @@ const OUTAGES: Record<string, OutageCause> = { outage: 'unavailable', unreachabl
 
 const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', ...Object.keys(OUTAGES)];
 
-/**
- * The parts judged by CPU or time, which must have the machine to themselves, and those judged by
- * outcome alone, which `.ci/run` runs beside the queue-mode runs: together, everything.
- */
-const GROUPS: Record<string, string[]> = {
-	measured: [...PEAK_SCENARIOS.map((scenario) => scenario.letter), 'rush', 'bulk'],
-	faults: ['crash', 'stop', 'timeout', ...Object.keys(OUTAGES)],
-};
-
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
-	const words = args.filter((arg) => !arg.startsWith('--')).flatMap((word) => GROUPS[word] ?? [word]);
+	const words = args.filter((arg) => !arg.startsWith('--'));
 	const concurrency = args.find((arg) => arg.startsWith('--concurrency='))?.slice('--concurrency='.length);
 	const concurrencyLimit = concurrency === undefined ? undefined : Number(concurrency);
 	if (concurrencyLimit !== undefined && !(Number.isInteger(concurrencyLimit) && concurrencyLimit > 0)) throw new Error(`--concurrency needs a whole number above 0, not ${concurrency}`);
