@@ -63,6 +63,7 @@ const delivery = (processes: number): fc.Arbitrary<Delivery> =>
 			keyed: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
 			maxWaitSeconds: fc.constantFrom(1, 2, 3, 5, 30),
 			stopAfterMs: fc.integer({ min: 0, max: 4000 }),
+			createAfterMs: fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2000 }) }),
 			ignoreInvalid: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
 			dryRun: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 			maxRequestBytes: fc.constantFrom(1024, 5000, 50_000),

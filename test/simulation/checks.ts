@@ -101,26 +101,37 @@ function heldElsewhere(world: World, order: string, skipper: Execution): boolean
 }
 
 /**
- * The documented limit of the workflow's timeout (docs/behaviour.md, Orders Not Sent Yet): Create
- * stops waiting 5 s before it (a third of it, if shorter than 15 s), but its process's calls of
- * n8n's store (one after the other, spaced at a full history) or its own request under way in
- * those last seconds can outlast it; n8n cancels the execution, and its retry would run nothing.
+ * The documented limits of the workflow's timeout (docs/behaviour.md, Orders Not Sent Yet): Create
+ * stops waiting 5 s before it (a third of it, if shorter than 15 s), counted from the execution's
+ * start, but its process's calls of n8n's store (one after the other, spaced at a full history) or
+ * its own request under way in those last seconds can outlast it; and n8n's own work before Create
+ * (on a busy n8n, seconds) can take the whole timeout. n8n cancels the execution, and its retry
+ * would run nothing.
  */
 const WORK_AT_TIMEOUT = "n8n's timeout with store calls or its request under way in Create's last seconds";
+const TIMEOUT_BEFORE_CREATE = "n8n's timeout before Create started";
 
-/** Whether n8n's timeout cancelled an execution with `order` while its process's store, or a request carrying its orders, was at work after Create stopped waiting. */
-function cancelledWithWorkUnderWay(world: World, order: string): boolean {
+/** What an item says that Create gave up before n8n's timeout. */
+const STOPPED_WAITING = /stopped waiting before the workflow's Timeout Workflow/;
+
+/** Which limit of n8n's timeout left `order` unsent, if any: its execution cancelled before Create started, or after its process's store, or a request carrying its orders, was at work when Create stopped waiting. */
+function timeoutLimitOf(world: World, order: string): string | undefined {
 	// A queue-mode worker never cuts Create off: its timeout cancels at the next node, and the redelivery sends what is left.
-	if (world.redisWorkflows !== undefined) return false;
+	if (world.redisWorkflows !== undefined) return undefined;
 	const { requests, storeSpans } = world.record;
 	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
-	return world.executions.some(({ index, delivery, cancelledBy, startedAtMs = 0, cancelledAtMs = 0 }) => {
-		if (cancelledBy !== 'timeout' || !delivery.orders.includes(order)) return false;
-		// Create's own deadline, as it reads the workflow's setting.
-		const stoppedWaitingAtMs = beforeTimeoutMs({ getWorkflowSettings: () => ({ executionTimeout: timeoutMs / 1000 }) } as unknown as IExecuteFunctions, startedAtMs);
-		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => startMs <= cancelledAtMs && endMs >= stoppedWaitingAtMs;
+	const cancelled = world.executions.filter(({ delivery, cancelledBy }) => cancelledBy === 'timeout' && delivery.orders.includes(order));
+	if (cancelled.some(({ startedAtMs }) => startedAtMs === undefined)) return TIMEOUT_BEFORE_CREATE;
+	const atWorkLate = cancelled.some(({ index, delivery, beganAtMs = 0, cancelledAtMs = 0, results = [] }) => {
+		// Create's own deadline: n8n's timeout, from the execution's start, less Create's margin. What
+		// was under way then, or its keys' settling once it stopped waiting, may outlast the timeout;
+		// an order still merely waiting then is Create's fault.
+		const stoppedWaitingAtMs = beforeTimeoutMs({ getWorkflowSettings: () => ({ executionTimeout: timeoutMs / 1000 }) } as unknown as IExecuteFunctions, beganAtMs);
+		const stoppedWaiting = results.some((result) => STOPPED_WAITING.test(saidBy(result).text));
+		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => (stoppedWaiting ? startMs <= cancelledAtMs : startMs <= stoppedWaitingAtMs) && endMs >= stoppedWaitingAtMs;
 		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
 	});
+	return atWorkLate ? WORK_AT_TIMEOUT : undefined;
 }
 
 /**
@@ -165,8 +176,8 @@ function saidBy(result: ItemResult): ItemSaid {
 
 const ordersOf = (execution: Execution) => execution.delivery.orders;
 
-/** Whether the execution ran Create: in the Redis design, one that another delivery's count, a kill or a stop ended before has no items. */
-const ranCreate = (execution: Execution) => execution.workflow?.reachedCreate !== false;
+/** Whether the execution ran Create: one that a kill, a stop or the timeout ended before Create started (in the Redis design, also another delivery's count) has no items. */
+const ranCreate = (execution: Execution) => execution.startedAtMs !== undefined && execution.workflow?.reachedCreate !== false;
 
 /**
  * An error item of a refusal a retry cannot change: the service's 4xx but 429, or the node's own
@@ -296,7 +307,7 @@ export function findingsOf(world: World): Findings {
 			const items = executions.flatMap((execution) => ordersOf(execution).flatMap((candidate, item) => (candidate === order && execution.results?.[item] !== undefined ? [`execution ${execution.index}: "${saidBy(execution.results[item]).text}"`] : [])));
 			const kept = (world.redisWorkflows?.redis.keys(`order-pending:${order}:`).length ?? 0) > 0 ? ' (its record is still kept in Redis: the redelivery had not sent it by the end of the case)' : '';
 			const problem = `lost: keyed order ${order} was never queued${kept}, though no item said it was refused for good or its outcome unknown, and no user stopped it; ${items.join('; ') || 'no item'}`;
-			const limit = killLimitOf(world, order) ?? redisKillLimitOf(world, order) ?? (cancelledWithWorkUnderWay(world, order) ? WORK_AT_TIMEOUT : gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
+			const limit = killLimitOf(world, order) ?? redisKillLimitOf(world, order) ?? timeoutLimitOf(world, order) ?? (gaveUpBelowPace(world, order) ? MAX_WAIT_BELOW_PACE : undefined);
 			if (limit === undefined) unlessStoreLimit(order, problem, true);
 			else excused.set(`lost (${limit})`, (excused.get(`lost (${limit})`) ?? 0) + 1);
 		}

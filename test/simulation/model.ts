@@ -100,6 +100,8 @@ export interface Delivery {
 	maxWaitSeconds: number;
 	/** A user stops the execution then (ms after its start). */
 	stopAfterMs?: number;
+	/** How long n8n's own work before Create takes (the trigger node, saving the execution), ms after the execution's start: on a busy main process, seconds. */
+	createAfterMs?: number;
 	/** Create's options that change sending: off, one invalid transaction fails its whole request. */
 	ignoreInvalid: boolean;
 	dryRun: boolean;

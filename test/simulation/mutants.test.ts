@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 
 import fc from 'fast-check';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { AccountSender } from '../../nodes/MailingPlatform/actions/transaction/accountSender';
 import { KeyClaims } from '../../nodes/MailingPlatform/actions/transaction/deduplication';
@@ -21,7 +22,7 @@ import { AccountGate } from '../../nodes/MailingPlatform/transport/accountGate';
 import type { ServiceError } from '../../nodes/MailingPlatform/transport/errors';
 import * as retry from '../../nodes/MailingPlatform/transport/retry';
 import { casesOn, redisRecipeCases, simulationCase } from './cases';
-import { LARGE_ORDER } from './model';
+import { BULK_ORDERS, LARGE_ORDER } from './model';
 import type { SimulationCase } from './model';
 import { threadCpuMs } from './heldThread';
 import { RedisModel } from './redis';
@@ -139,6 +140,12 @@ const MUTANTS: Mutant[] = [
 		name: "Create that waits past the workflow's Timeout Workflow",
 		check: 'lost',
 		mutate: () => jest.spyOn(waits, 'beforeTimeoutMs').mockReturnValue(Number.POSITIVE_INFINITY),
+	},
+	{
+		// Create before issue 57's last change: it counted n8n's timeout from its own start, and n8n's own work before it took its margin.
+		name: "Create that counts n8n's timeout from its own start",
+		check: 'lost',
+		mutate: () => replace(waits, 'beforeTimeoutMs', (original) => (context, startedMs) => original({ getWorkflowSettings: () => (context as IExecuteFunctions).getWorkflowSettings() }, startedMs)),
 	},
 	{
 		// Queue mode's Redis recipe before f8d23ea: a counter alone, no record and no redelivery; an order its worker was killed between the count and the send, or not sent yet, is dropped for good.
@@ -261,6 +268,8 @@ const MUTANTS: Mutant[] = [
 		name: "one-order executions riding in a bulk's requests",
 		check: 'bulk',
 		mutate: () => jest.spyOn(SendJob.prototype, 'mayShare', 'get').mockReturnValue(true),
+		// Where it shows: a bulk and a one-order execution on one process.
+		cases: simulationCase.filter(({ deliveries }) => deliveries.some((bulk) => bulk.orders.length > BULK_ORDERS && deliveries.some((single) => single.orders.length === 1 && single.process === bulk.process))),
 	},
 	{
 		name: 'a step that holds the thread 80 ms now and then',

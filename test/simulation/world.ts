@@ -84,6 +84,9 @@ export interface Execution {
 	retryOf?: number;
 	/** The sweep has retried it (n8n lists it with a retry since). */
 	retried?: boolean;
+	/** When n8n started the execution: its workflow timeout counts from here. */
+	beganAtMs?: number;
+	/** When Create started (`Delivery.createAfterMs` after `beganAtMs`; in the Redis design, whose steps before it take no time, then). */
 	startedAtMs?: number;
 	/** The life of its process it ran in. */
 	life?: number;
@@ -351,7 +354,7 @@ export class World implements RecipeHost {
 	statusOf(execution: Execution): ExecutionStatus {
 		const timeoutMs = this.simulated.workflowTimeoutMs;
 		if (execution.cancelledBy !== undefined) {
-			return timeoutMs !== undefined && (execution.cancelledAtMs ?? 0) - (execution.startedAtMs ?? 0) >= timeoutMs - 1000 ? 'timedOut' : 'canceled';
+			return timeoutMs !== undefined && (execution.cancelledAtMs ?? 0) - (execution.beganAtMs ?? 0) >= timeoutMs - 1000 ? 'timedOut' : 'canceled';
 		}
 		if (execution.killedAtMs !== undefined) return Date.now() >= this.servesAtMs[execution.delivery.process] ? 'ended' : 'running';
 		return execution.endedAtMs === undefined ? 'running' : 'ended';
@@ -372,7 +375,7 @@ export class World implements RecipeHost {
 		// What the shop delivers while n8n is down it delivers again once n8n serves (its webhook retries).
 		const downMs = this.servesAtMs[delivery.process] - Date.now();
 		if (downMs > 0) return void setTimeout(() => this.start(execution), downMs);
-		execution.startedAtMs = Date.now();
+		execution.beganAtMs = Date.now();
 		execution.life = this.lives[delivery.process];
 		const cancel = new AbortController();
 		// Users stop, and n8n's timeout cancels, only while the case's faults strike.
@@ -388,8 +391,10 @@ export class World implements RecipeHost {
 		cancelAfter(delivery.stopAfterMs, 'user');
 		const timeoutMs = this.simulated.workflowTimeoutMs;
 		if (this.redisWorkflows === undefined || execution.again || this.simulated.workerTimeout === 'cancels') cancelAfter(timeoutMs, 'timeout');
-		else if (timeoutMs !== undefined && this.isFaulty) execution.timesOutAtMs = execution.startedAtMs + timeoutMs;
-		const context = this.contextOf(execution, cancel.signal);
+		else if (timeoutMs !== undefined && this.isFaulty) execution.timesOutAtMs = execution.beganAtMs + timeoutMs;
+		// n8n hands each node the moment its timeout cancels the execution, counted from the execution's start.
+		const timeoutAtMs = timeoutMs !== undefined && this.isFaulty ? execution.beganAtMs + timeoutMs : undefined;
+		const context = this.contextOf(execution, cancel.signal, timeoutAtMs);
 		const create = async () => {
 			try {
 				const { results, failure } = await execute.call(context, { continueOnFail: this.continuesOnFail(execution), errorOutput: false }, undefined);
@@ -407,9 +412,18 @@ export class World implements RecipeHost {
 				}
 			}
 		};
-		// The fresh orders after the case go to Create alone: they show whether sending is wedged.
-		if (this.redisWorkflows !== undefined && !execution.again) void this.redisWorkflows.run(execution, create);
-		else void create();
+		const run = () => {
+			// A kill, a stop or the timeout came first: Create never ran.
+			if (execution.endedAtMs !== undefined) return;
+			execution.startedAtMs = Date.now();
+			// The fresh orders after the case go to Create alone: they show whether sending is wedged.
+			if (this.redisWorkflows !== undefined && !execution.again) void this.redisWorkflows.run(execution, create);
+			else void create();
+		};
+		// A main process's own work before Create; the Redis design's steps take no time.
+		const createAfterMs = this.redisWorkflows === undefined ? (delivery.createAfterMs ?? 0) : 0;
+		if (createAfterMs > 0) setTimeout(run, createAfterMs);
+		else run();
 	}
 
 	/**
@@ -421,7 +435,7 @@ export class World implements RecipeHost {
 		return !delivery.keyed || (this.redisWorkflows !== undefined && !again);
 	}
 
-	private contextOf(execution: Execution, signal: AbortSignal): IExecuteFunctions {
+	private contextOf(execution: Execution, signal: AbortSignal, timeoutAtMs: number | undefined): IExecuteFunctions {
 		const { delivery, index } = execution;
 		const items = delivery.orders.map((order, item) => ({ json: { type: 1, contact: { email: emailOf(order) }, content: { order, delivery: index, item, ...paddingOf(order) }, ...attachmentsOf(order) } }));
 		const options: INodeParameters = { maxWaitSeconds: delivery.maxWaitSeconds, ignoreInvalidTransactions: delivery.ignoreInvalid, dryRun: delivery.dryRun };
@@ -453,6 +467,7 @@ export class World implements RecipeHost {
 			getCredentials: async () => credential,
 			continueOnFail: () => this.continuesOnFail(execution),
 			getExecutionCancelSignal: () => signal,
+			additionalData: { executionTimeoutTimestamp: timeoutAtMs },
 			// The workflow's Settings › Timeout Workflow, where n8n's timeout cancels it (`start`).
 			getWorkflowSettings: () => (this.isFaulty && this.simulated.workflowTimeoutMs !== undefined ? { executionTimeout: this.simulated.workflowTimeoutMs / 1000 } : {}),
 			addExecutionHints: (...hints: Array<{ message: string }>) => execution.hints.push(...hints.map((hint) => hint.message)),
