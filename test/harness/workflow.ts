@@ -121,6 +121,16 @@ export interface NodeRunOptions {
 	stopWhen?: Promise<unknown>;
 	/** How n8n started the execution: from the editor unless told otherwise, 'cli' as `n8n execute` does. */
 	mode?: WorkflowExecuteMode;
+	timeout?: WorkflowTimeout;
+}
+
+/**
+ * The workflow's Settings › Timeout Workflow, and how much of it is left as this run starts: n8n
+ * counts it from the execution's start, and its earlier nodes may have taken the rest.
+ */
+export interface WorkflowTimeout {
+	seconds: number;
+	leftMs: number;
 }
 
 export interface NodeRunResult {
@@ -190,7 +200,7 @@ function nodeRunResult(run: IRun): NodeRunResult {
 /** Runs Source Items -> Mailing Platform (with `parameters`) as a real workflow. */
 export async function runNode(options: NodeRunOptions): Promise<NodeRunResult> {
 	const { nodes, connections } = nodeWorkflow(options);
-	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId, options.stopWhen, options.mode));
+	return nodeRunResult(await runWorkflow(nodes, connections, options.credentials, options.timezone, options.workflowId, options.stopWhen, options.mode, options.timeout));
 }
 
 /**
@@ -230,6 +240,7 @@ async function workflowOf(
 	connections: IWorkflowBase['connections'],
 	timezone = 'Europe/Berlin',
 	workflowId: string = HARNESS_NODE.workflowId,
+	executionTimeout?: number,
 ): Promise<{ workflow: Workflow; workflowData: IWorkflowBase }> {
 	await installProcessedData();
 	const workflowData: IWorkflowBase = {
@@ -239,7 +250,7 @@ async function workflowOf(
 		isArchived: false,
 		nodes,
 		connections,
-		settings: { timezone, executionOrder: 'v1' },
+		settings: { timezone, executionOrder: 'v1', ...(executionTimeout === undefined ? {} : { executionTimeout }) },
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as IWorkflowBase;
@@ -263,9 +274,13 @@ export async function runWorkflow(
 	workflowId: string = HARNESS_NODE.workflowId,
 	stopWhen?: Promise<unknown>,
 	mode: WorkflowExecuteMode = 'manual',
+	timeout?: WorkflowTimeout,
 ): Promise<IRun> {
-	const { workflow, workflowData } = await workflowOf(nodes, connections, timezone, workflowId);
-	const execute = new WorkflowExecute(additionalDataFor(credentials, workflowData), mode);
+	const { workflow, workflowData } = await workflowOf(nodes, connections, timezone, workflowId, timeout?.seconds);
+	const additionalData = additionalDataFor(credentials, workflowData);
+	// Where n8n keeps its timeout's moment for the execution's nodes (its workflow runner sets it as the execution starts).
+	if (timeout !== undefined) additionalData.executionTimeoutTimestamp = Date.now() + timeout.leftMs;
+	const execute = new WorkflowExecute(additionalData, mode);
 	const running = execute.run({ workflow, startNode: workflow.getNode(nodes[0].name) ?? undefined });
 	void stopWhen?.then(() => running.cancel());
 	return await running;

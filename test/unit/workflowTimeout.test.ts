@@ -20,6 +20,19 @@ describe('waiting ends before the workflow’s Timeout Workflow', () => {
 		expect(beforeTimeoutMs(withTimeout(-1), 10_000)).toBe(Number.POSITIVE_INFINITY);
 	});
 
+	it("counts from the execution's start where n8n hands the node its timeout's moment, EXECUTIONS_TIMEOUT's too", () => {
+		// n8n's timeout cancels the execution 12 s from now: its earlier nodes took 8 s of the workflow's 20.
+		jest.spyOn(performance, 'now').mockReturnValue(50_000);
+		jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+		const atMoment = (settings: IExecuteFunctions, executionTimeoutTimestamp: unknown) => ({ ...settings, additionalData: { executionTimeoutTimestamp } }) as unknown as IExecuteFunctions;
+		expect(beforeTimeoutMs(atMoment(withTimeout(20), 1_012_000), 50_000)).toBe(57_000);
+		// No Timeout Workflow on the workflow, n8n's EXECUTIONS_TIMEOUT of 12 s: a third of it.
+		expect(beforeTimeoutMs(atMoment(withTimeout(), 1_012_000), 50_000)).toBe(58_000);
+		// n8n without a timeout hands no moment.
+		expect(beforeTimeoutMs(atMoment(withTimeout(), undefined), 50_000)).toBe(Number.POSITIVE_INFINITY);
+		jest.restoreAllMocks();
+	});
+
 	it('cuts Max Wait Seconds short at that moment, and only then', () => {
 		jest.spyOn(performance, 'now').mockReturnValue(5_000);
 		expect(new WaitClock(120_000, 7_000).deadlineMs).toBe(7_000);

@@ -213,7 +213,7 @@ export const description: INodeProperties[] = showFor('transaction', 'create', [
 				default: DEFAULT_MAX_WAIT_SECONDS,
 				typeOptions: { minValue: 1, maxValue: MAX_WAIT_SECONDS, numberPrecision: 0 },
 				description:
-					'How long an execution’s transactions may wait while the account’s requests take none of them (its own requests’ time not counted). Past it, or 5 s before the workflow’s Timeout Workflow, what has not left fails as not sent, which a retry of the execution sends.',
+					'How long an execution’s transactions may wait while the account’s requests take none of them (its own requests’ time not counted). Past it, or 5 s before n8n’s workflow timeout (Timeout Workflow, counted from the execution’s start), what has not left fails as not sent, which a retry of the execution sends.',
 			},
 			{
 				displayName: 'Validate Generic Order Content',

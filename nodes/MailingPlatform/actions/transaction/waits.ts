@@ -17,15 +17,26 @@ import { monotonicMs } from '../../transport/accountGate';
  */
 const BEFORE_TIMEOUT_MS = 5000;
 
+/** What n8n hands every node's context but not its API: the moment (of `Date.now`) its timeout cancels the execution. */
+interface TimeoutMoment {
+	additionalData?: { executionTimeoutTimestamp?: unknown };
+}
+
 /**
- * When waiting must end for the workflow's Timeout Workflow (its own setting, in seconds):
- * n8n's retry of an execution its timeout cancelled mid-node runs nothing again (n8n saves it
- * with no node left to run), so orders still waiting then fail as not sent first, which a retry
- * sends. Infinity without a timeout; from the node's start, `startedMs`, of `monotonicMs`.
+ * When waiting must end for n8n's workflow timeout: n8n's retry of an execution its timeout
+ * cancelled mid-node runs nothing again (n8n saves it with no node left to run), so orders still
+ * waiting then fail as not sent first, which a retry sends. n8n counts the timeout from the
+ * execution's start (on a busy n8n seconds before Create starts) and takes `EXECUTIONS_TIMEOUT`
+ * where the workflow sets none: its moment is read where n8n keeps it (1.x and 2.x, main process
+ * and worker alike), else counted from the node's start, `startedMs`, by the workflow's Timeout
+ * Workflow. Of `monotonicMs`; Infinity without a timeout.
  */
 export function beforeTimeoutMs(context: IExecuteFunctions, startedMs: number): number {
-	const timeoutMs = Number(context.getWorkflowSettings?.()?.executionTimeout ?? -1) * 1000;
-	return timeoutMs > 0 ? startedMs + timeoutMs - Math.min(BEFORE_TIMEOUT_MS, timeoutMs / 3) : Number.POSITIVE_INFINITY;
+	const settingMs = Number(context.getWorkflowSettings?.()?.executionTimeout ?? -1) * 1000;
+	const moment = (context as unknown as TimeoutMoment).additionalData?.executionTimeoutTimestamp;
+	const timeoutAtMs = typeof moment === 'number' && Number.isFinite(moment) ? monotonicMs() + moment - Date.now() : settingMs > 0 ? startedMs + settingMs : Number.POSITIVE_INFINITY;
+	const lengthMs = settingMs > 0 ? settingMs : timeoutAtMs - startedMs;
+	return timeoutAtMs - Math.min(BEFORE_TIMEOUT_MS, lengthMs / 3);
 }
 
 /** Milliseconds waited, per reason ("the service answered 429 (too many requests)"). */
