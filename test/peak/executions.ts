@@ -15,6 +15,8 @@ export interface ExecutionRow {
 	status: string;
 	/** The execution this one retried, where n8n's Retry made it. */
 	retryOf?: string;
+	/** n8n's startedAt, in ms since the epoch, once it started the execution. */
+	startedAtMs?: number;
 }
 
 export interface ExecutionStore {
@@ -35,6 +37,8 @@ export interface ExecutionOutcome {
 	nodeErrors: string[];
 	/** "<node>: <error or message>" for every item a node skipped or put out as an error: why an order was not sent. */
 	itemNotes: string[];
+	/** When each node that ran first started, in ms after n8n's startedAt: n8n's timeout counts from that start. */
+	nodeStartsMs: Record<string, number>;
 }
 
 const UNFINISHED = new Set(['new', 'running', 'waiting']);
@@ -51,6 +55,8 @@ export async function waitUntilEnded(store: ExecutionStore, workflowId: string, 
 }
 
 interface TaskData {
+	/** When the node's run started, in ms since the epoch. */
+	startTime?: number;
 	error?: { message?: string };
 	executionStatus?: string;
 	data?: { main?: Array<Array<{ json?: { body?: { id?: unknown }; skipped?: unknown; error?: unknown; message?: unknown } }> | null> };
@@ -71,9 +77,9 @@ function parseFlatted(text: string): RunExecutionData {
 export async function readOutcomes(store: ExecutionStore, workflowId: string, webhookNode: string): Promise<ExecutionOutcome[]> {
 	const rows = await store.list(workflowId);
 	const data = await store.runData(rows.map((row) => row.id));
-	return rows.map(({ id, status }) => {
+	return rows.map(({ id, status, startedAtMs }) => {
 		const text = data.get(id);
-		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'], itemNotes: [] };
+		if (text === undefined) return { id, status, nodeErrors: ['(no run data stored)'], itemNotes: [], nodeStartsMs: {} };
 		const { resultData, executionData } = parseFlatted(text);
 		const runData = resultData?.runData ?? {};
 		const waiting = executionData?.nodeExecutionStack?.find((entry) => entry.node?.name === webhookNode);
@@ -87,7 +93,10 @@ export async function readOutcomes(store: ExecutionStore, workflowId: string, we
 				.filter(({ json }) => json?.skipped === true || json?.error !== undefined)
 				.map(({ json }) => `${node}: ${[json?.error, json?.message].filter((text) => typeof text === 'string').join(' ')}`),
 		);
-		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors, itemNotes };
+		const nodeStartsMs = Object.fromEntries(
+			Object.entries(runData).flatMap(([node, tasks]) => (startedAtMs !== undefined && typeof tasks[0]?.startTime === 'number' ? [[node, tasks[0].startTime - startedAtMs]] : [])),
+		);
+		return { id, status, orderId: orderId === undefined ? undefined : String(orderId), nodeErrors, itemNotes, nodeStartsMs };
 	});
 }
 

@@ -84,8 +84,11 @@ function node(name: string, x: number, y: number, fields: Omit<WorkflowNode, 'id
 	return { id: randomUUID(), name, position: [x, y], ...fields };
 }
 
+/** The node that sends the order, Create or the HTTP Request node. */
+export const SEND_NODE = 'Send Order Confirmation';
+
 function createNode(credential: Credential, options: Record<string, unknown>): WorkflowNode {
-	return node('Send Order Confirmation', 260, 0, {
+	return node(SEND_NODE, 260, 0, {
 		type: 'n8n-nodes-mailing-platform.mailingPlatform',
 		typeVersion: 1,
 		parameters: orderConfirmationParameters('$json.body', options),
@@ -98,7 +101,7 @@ function createNode(credential: Credential, options: Record<string, unknown>): W
  * Retry On Fail; with `header`, its Authorization header taken from that Header Auth credential.
  */
 function httpRequestNode(service: Service, { retry = false, header }: { retry?: boolean; header?: Credential } = {}): WorkflowNode {
-	const http = node('Send Order Confirmation', 260, 0, {
+	const http = node(SEND_NODE, 260, 0, {
 		...HTTP_REQUEST_NODE,
 		parameters: httpRequestParameters('$json.body', service, header === undefined ? undefined : 'httpHeaderAuth'),
 		...(header === undefined ? {} : { credentials: { httpHeaderAuth: { id: header.id, name: header.name } } }),

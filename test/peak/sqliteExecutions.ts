@@ -28,8 +28,14 @@ export async function openSqliteExecutions(userFolder: string): Promise<Executio
 		new Promise<Array<Record<string, unknown>>>((resolve, reject) => database.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows))));
 	return {
 		async list(workflowId: string): Promise<ExecutionRow[]> {
-			const rows = await all('SELECT id, status, retryOf FROM execution_entity WHERE workflowId = ? ORDER BY id', [workflowId]);
-			return rows.map((row) => ({ id: String(row.id), status: String(row.status), retryOf: row.retryOf === null ? undefined : String(row.retryOf) }));
+			// n8n writes startedAt as UTC text with milliseconds; julianday keeps the fraction.
+			const rows = await all('SELECT id, status, retryOf, (julianday(startedAt) - 2440587.5) * 86400000 AS startedAtMs FROM execution_entity WHERE workflowId = ? ORDER BY id', [workflowId]);
+			return rows.map((row) => ({
+				id: String(row.id),
+				status: String(row.status),
+				retryOf: row.retryOf === null ? undefined : String(row.retryOf),
+				startedAtMs: row.startedAtMs === null ? undefined : Number(row.startedAtMs),
+			}));
 		},
 		async runData(ids: string[]): Promise<Map<string, string>> {
 			const data = new Map<string, string>();

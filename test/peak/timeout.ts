@@ -14,14 +14,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { seconds } from '../../nodes/MailingPlatform/helpers/numbers';
 import { RequestBudget } from '../double/budget';
 import { atOnce, deliverPlan, type ShopOrder, shopOrders, untilWebhookServes } from './delivery';
 import type { CrashEnvironment } from './crash';
 import { leftUnretried, readOutcomes, tally, waitUntilEnded, whileRetrying } from './executions';
+import { percentile } from './judge';
 import { RETRY_EXAMPLE } from './retryExample';
 import { queuedTimes } from './rush';
 import type { RushSettings } from './rushSettings';
 import type { RushWorkflow } from './rushWorkflows';
+import { SEND_NODE } from './rushWorkflows';
 
 const WARM_UP_ORDERS = 5;
 const SETTLE_LIMIT_MS = 10 * 60_000;
@@ -40,6 +43,8 @@ export interface TimeoutFigures {
 	rushEndedAs: Record<string, number>;
 	/** Orders the double queued during the rush. */
 	queuedInRush: number;
+	/** How long after n8n started a rush's execution (and its timeout's count) Create started, at p50 and p95, in ms: a busy n8n's own work before Create. */
+	createStartedAfterMs: { p50: number; p95: number };
 	/**
 	 * Running executions asked to stop through the REST API mid-rush: stops n8n took (and how those
 	 * executions ended), executions that had ended before the stop reached them, and other refusals.
@@ -138,6 +143,7 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 
 	const outcomes = await readOutcomes(environment.store(), workflowId, 'Shop Order Webhook');
 	const rush = outcomes.filter((outcome) => rushIds.has(outcome.id));
+	const createStarts = rush.flatMap(({ nodeStartsMs }) => (nodeStartsMs[SEND_NODE] === undefined ? [] : [nodeStartsMs[SEND_NODE]]));
 	const retries = outcomes.filter((outcome) => Number(outcome.id) > lastOfRush && Number(outcome.id) <= lastOfRetries);
 	// A cancelled execution is never retried (n8n's retry of one runs nothing): Create stops waiting before the timeout so that it fails instead.
 	const left = new Set(leftUnretried(rows, (row) => row.status === 'error' || row.status === 'crashed').map((row) => row.id));
@@ -146,6 +152,7 @@ export async function measureTimeout(environment: TimeoutEnvironment, workflow: 
 		orders: orders.length,
 		rushEndedAs: tally(rush.map((outcome) => outcome.status)),
 		queuedInRush: queuedInRush.once + queuedInRush.twice,
+		createStartedAfterMs: { p50: percentile(createStarts, 0.5), p95: percentile(createStarts, 0.95) },
 		stopped: {
 			asked: stops.asked,
 			took: stops.ids.length,
@@ -185,7 +192,7 @@ export function describeTimeout(figures: TimeoutFigures, settings: RushSettings[
 		`Timeout mid-rush, the shop delivering once: Create with the order id as Deduplication Key, Timeout Workflow ${settings.executionTimeoutSeconds} s, ${settings.orders} orders at ${settings.ordersPerSecond} per second, ` +
 			`the account's budget ${rate} per second, burst ${burst}, 429 with Retry-After ${retryAfter}; ${settings.stopAfterMs / 1000} s in (or once one runs), the ${settings.stops} newest running executions stopped through n8n's REST API; ` +
 			`the README's retry (${RETRY_EXAMPLE}) published with the shop workflow, the budget lifted once the rush's executions ended, nothing delivered again, no one acting:`,
-		`  rush: executions ended ${statuses(figures.rushEndedAs)}; orders queued ${figures.queuedInRush}; ` +
+		`  rush: executions ended ${statuses(figures.rushEndedAs)}; Create started ${seconds(figures.createStartedAfterMs.p50)} (p50), ${seconds(figures.createStartedAfterMs.p95)} (p95) after n8n started the execution; orders queued ${figures.queuedInRush}; ` +
 			`stops asked ${stopped.asked}: n8n stopped ${stopped.took} (ended ${statuses(stopped.endedAs)}), ${stopped.endedFirst} had ended before the stop reached them; their orders not sent (left to a person) ${figures.withheldByStops}`,
 		`  n8n's retries: ${retries.retried} (${statuses(retries.endedAs)}), of executions stopped by hand ${retries.ofStopped}, left failed and not retried ${retries.failedAtEnd}; ` +
 			`orders but those withheld queued once ${queued.once}, twice ${queued.twice}, never ${queued.never}${queued.never > 0 ? ` (e.g. ${queued.neverIds.slice(0, 3).join(', ')})` : ''}`,
