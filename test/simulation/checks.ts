@@ -114,7 +114,7 @@ const TIMEOUT_BEFORE_CREATE = "n8n's timeout before Create started";
 /** What an item says that still waited to leave when its execution was stopped or cancelled. */
 const WITHDRAWN = /^Not sent: the execution was stopped before this transaction left/;
 
-/** Which limit of n8n's timeout left `order` unsent, if any: its execution cancelled before Create started, or while its process's store, or a request carrying its orders, was at work when Create stopped waiting or, nothing left waiting, after. */
+/** Which limit of n8n's timeout left `order` unsent, if any: its execution cancelled before Create started, or while its process's store, its own claim or a request carrying its orders was at work when Create stopped waiting or, nothing left waiting, after. */
 function timeoutLimitOf(world: World, order: string): string | undefined {
 	// A queue-mode worker never cuts Create off: its timeout cancels at the next node, and the redelivery sends what is left.
 	if (world.redisWorkflows !== undefined) return undefined;
@@ -122,14 +122,19 @@ function timeoutLimitOf(world: World, order: string): string | undefined {
 	const timeoutMs = world.simulated.workflowTimeoutMs ?? 0;
 	const cancelled = world.executions.filter(({ delivery, cancelledBy }) => cancelledBy === 'timeout' && delivery.orders.includes(order));
 	if (cancelled.some(({ startedAtMs }) => startedAtMs === undefined)) return TIMEOUT_BEFORE_CREATE;
-	const atWorkLate = cancelled.some(({ index, delivery, beganAtMs = 0, cancelledAtMs = 0, results = [] }) => {
+	const atWorkLate = cancelled.some(({ index, delivery, beganAtMs = 0, cancelledAtMs = 0, results = [], claims }) => {
 		// Create's own deadline: n8n's timeout, from the execution's start, less Create's margin. What
 		// was under way then may outlast the timeout, and so may the keys' settling of an execution
 		// that left nothing waiting; an order still merely waiting then is Create's fault.
 		const stoppedWaitingAtMs = beforeTimeoutMs({ getWorkflowSettings: () => ({ executionTimeout: timeoutMs / 1000 }) } as unknown as IExecuteFunctions, beganAtMs);
 		const settling = !results.some((result) => WITHDRAWN.test(saidBy(result).text));
 		const atWork = (startMs: number, endMs = Number.POSITIVE_INFINITY) => (settling ? startMs <= cancelledAtMs : startMs <= stoppedWaitingAtMs) && endMs >= stoppedWaitingAtMs;
-		return storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) || requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs));
+		return (
+			storeSpans.some((span) => span.process === delivery.process && atWork(span.startMs, span.endMs)) ||
+			// Its own claim, waiting its turn in the process's store (calls one after the other) or under way.
+			claims.some((claim) => atWork(claim.startMs, claim.endMs)) ||
+			requests.some((request) => request.carried.some((carried) => carried.delivery === index) && atWork(request.sentAtMs, request.answeredAtMs))
+		);
 	});
 	return atWorkLate ? WORK_AT_TIMEOUT : undefined;
 }

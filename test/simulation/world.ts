@@ -88,6 +88,8 @@ export interface Execution {
 	beganAtMs?: number;
 	/** When Create started (`Delivery.createAfterMs` after `beganAtMs`; in the Redis design, whose steps before it take no time, then). */
 	startedAtMs?: number;
+	/** When each of its claims began (its keys waiting for the process's store) and ended. */
+	claims: Array<{ startMs: number; endMs: number }>;
 	/** The life of its process it ran in. */
 	life?: number;
 	/** A kill took its process before its node returned: n8n marks it crashed, with no output. */
@@ -154,6 +156,9 @@ export class World implements RecipeHost {
 
 	/** The process life each execution's context belongs to. */
 	private readonly callers = new WeakMap<IExecuteFunctions, Life>();
+
+	/** The execution each context belongs to. */
+	private readonly executionsOf = new WeakMap<IExecuteFunctions, Execution>();
 
 	/** Each process's life now, counting its kills. */
 	private readonly lives: number[];
@@ -262,17 +267,25 @@ export class World implements RecipeHost {
 		for (const restore of this.restores.splice(0)) restore();
 	}
 
-	/** Notes, per life, the orders whose keys a claim began to record: what a kill may leave unknown. */
+	/**
+	 * Notes, per life, the orders whose keys a claim began to record (what a kill may leave
+	 * unknown), and per execution when each claim began and ended (what n8n's timeout may cut off).
+	 */
 	private watchClaims(): void {
 		const { claim } = KeyClaims.prototype;
-		const { callers, record } = this;
+		const { callers, executionsOf, record } = this;
 		KeyClaims.prototype.claim = function (this: KeyClaims, itemIndexes: readonly number[]) {
-			const caller = callers.get((this as unknown as { context: IExecuteFunctions }).context);
+			const context = (this as unknown as { context: IExecuteFunctions }).context;
+			const caller = callers.get(context);
 			const life = `${caller?.process}/${caller?.life}`;
 			const begun = record.claimsBegun.get(life) ?? new Set<string>();
 			record.claimsBegun.set(life, begun);
 			for (const itemIndex of itemIndexes) begun.add(this.keyOf(itemIndex));
-			return claim.call(this, itemIndexes);
+			const span = { startMs: Date.now(), endMs: Number.POSITIVE_INFINITY };
+			executionsOf.get(context)?.claims.push(span);
+			const claiming = claim.call(this, itemIndexes);
+			void claiming.finally(() => (span.endMs = Date.now())).catch(() => {});
+			return claiming;
 		};
 		this.restores.push(() => (KeyClaims.prototype.claim = claim));
 	}
@@ -365,7 +378,7 @@ export class World implements RecipeHost {
 	}
 
 	private deliverAt(delivery: Delivery, again: boolean, retryOf?: number): void {
-		const execution: Execution = { index: this.executions.length, delivery, again, retryOf, hints: [] };
+		const execution: Execution = { index: this.executions.length, delivery, again, retryOf, hints: [], claims: [] };
 		this.executions.push(execution);
 		setTimeout(() => this.start(execution), delivery.atMs);
 	}
@@ -486,6 +499,7 @@ export class World implements RecipeHost {
 			},
 		} as unknown as IExecuteFunctions;
 		this.callers.set(context, caller);
+		this.executionsOf.set(context, execution);
 		return context;
 	}
 }
