@@ -26,7 +26,7 @@ describe('waiting ends before the workflow’s Timeout Workflow', () => {
 		jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
 		const atMoment = (settings: IExecuteFunctions, executionTimeoutTimestamp: unknown) => ({ ...settings, additionalData: { executionTimeoutTimestamp } }) as unknown as IExecuteFunctions;
 		expect(beforeTimeoutMs(atMoment(withTimeout(20), 1_012_000), 50_000)).toBe(57_000);
-		// No Timeout Workflow on the workflow, n8n's EXECUTIONS_TIMEOUT of 12 s: a third of it.
+		// No Timeout Workflow on the workflow, n8n's EXECUTIONS_TIMEOUT with 12 s left as Create starts: a third of what is left.
 		expect(beforeTimeoutMs(atMoment(withTimeout(), 1_012_000), 50_000)).toBe(58_000);
 		// n8n without a timeout hands no moment.
 		expect(beforeTimeoutMs(atMoment(withTimeout(), undefined), 50_000)).toBe(Number.POSITIVE_INFINITY);
