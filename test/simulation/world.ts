@@ -154,10 +154,7 @@ export class World implements RecipeHost {
 
 	private readonly restores: Array<() => void> = [];
 
-	/** The process life each execution's context belongs to. */
-	private readonly callers = new WeakMap<IExecuteFunctions, Life>();
-
-	/** The execution each context belongs to. */
+	/** The execution each context belongs to (and so its process's life). */
 	private readonly executionsOf = new WeakMap<IExecuteFunctions, Execution>();
 
 	/** Each process's life now, counting its kills. */
@@ -273,16 +270,15 @@ export class World implements RecipeHost {
 	 */
 	private watchClaims(): void {
 		const { claim } = KeyClaims.prototype;
-		const { callers, executionsOf, record } = this;
+		const { executionsOf, record } = this;
 		KeyClaims.prototype.claim = function (this: KeyClaims, itemIndexes: readonly number[]) {
-			const context = (this as unknown as { context: IExecuteFunctions }).context;
-			const caller = callers.get(context);
-			const life = `${caller?.process}/${caller?.life}`;
+			const execution = executionsOf.get((this as unknown as { context: IExecuteFunctions }).context);
+			const life = `${execution?.delivery.process}/${execution?.life ?? 0}`;
 			const begun = record.claimsBegun.get(life) ?? new Set<string>();
 			record.claimsBegun.set(life, begun);
 			for (const itemIndex of itemIndexes) begun.add(this.keyOf(itemIndex));
 			const span = { startMs: Date.now(), endMs: Number.POSITIVE_INFINITY };
-			executionsOf.get(context)?.claims.push(span);
+			execution?.claims.push(span);
 			const claiming = claim.call(this, itemIndexes);
 			void claiming.finally(() => (span.endMs = Date.now())).catch(() => {});
 			return claiming;
@@ -498,7 +494,6 @@ export class World implements RecipeHost {
 				httpRequestWithAuthentication: async (_type: string, request: { method: string; url: string; body?: Buffer }) => await answer(request),
 			},
 		} as unknown as IExecuteFunctions;
-		this.callers.set(context, caller);
 		this.executionsOf.set(context, execution);
 		return context;
 	}
