@@ -223,8 +223,8 @@ export interface RequestRecord {
 	answeredAtMs?: number;
 }
 
-/** The order an entry of n8n's store is about: a key's (of any generation), or a "sent" or "free" mark's. */
-export const orderOfEntry = (entry: string) => entry.replace(/^(sent|key|free)(#\d+)? /, '');
+/** The order an entry of n8n's store is about: a key's (of any generation), or a "sent", "free" or "freed" mark's. */
+export const orderOfEntry = (entry: string) => entry.replace(/^(sent|key|free|freed)(#\d+)? /, '');
 
 /** What happened, as the checks read it. */
 export class CaseRecord {

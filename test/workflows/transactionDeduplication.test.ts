@@ -262,6 +262,40 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 	});
 
+	it('sends an order given back, though n8n’s store failed the call reading its "sent" mark: it asks once more', async () => {
+		processedData.seed(['key A-0', 'free A-0', 'freed A-0']);
+		processedData.planned.set(2, 'fail');
+		const delivery = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		await keyStoreIdle();
+
+		expect(processedData.calls.slice(0, 5).map(({ operation, items }) => [operation, items])).toEqual([
+			['checkProcessedAndRecord', ['key A-0']],
+			['checkProcessedAndRecord', ['sent A-0']],
+			['checkProcessedAndRecord', ['sent A-0']],
+			['checkProcessedAndRecord', ['free A-0']],
+			['removeProcessed', ['sent A-0']],
+		]);
+		expect(delivery.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
+	});
+
+	it('sends an order given back, though n8n’s store failed the call reading its "free" mark: it reads the mark’s twin', async () => {
+		processedData.seed(['key A-0', 'free A-0', 'freed A-0']);
+		processedData.planned.set(3, 'fail');
+		const delivery = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
+		await keyStoreIdle();
+
+		expect(processedData.calls.slice(0, 5).map(({ operation, items }) => [operation, items])).toEqual([
+			['checkProcessedAndRecord', ['key A-0']],
+			['checkProcessedAndRecord', ['sent A-0']],
+			['checkProcessedAndRecord', ['free A-0']],
+			['checkProcessedAndRecord', ['freed A-0']],
+			['removeProcessed', ['sent A-0']],
+		]);
+		expect(delivery.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
+		expect(processedData.remembers('free A-0')).toBe(true);
+	});
+
 	it('refuses an item whose key is empty, sends the others, and fails its execution with the refusal, which a retry cannot change', async () => {
 		const result = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0), { ...order(1), content: { 'order.id': ' ' } }] });
 

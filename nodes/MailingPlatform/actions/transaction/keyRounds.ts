@@ -27,8 +27,9 @@ type Store = ReturnType<typeof keyStore>;
  * A key's entry in n8n's store, and the "sent" mark a key the service queued has beside it, so
  * that a later delivery can tell it from a key whose execution never learned the outcome (n8n
  * stopped, or the answer was lost): the history keeps two entries per key. An execution that did
- * not send its order writes the key's "free" mark instead, and the next delivery claims the key's
- * next generation (`key#2 …`), so that an entry once written never has to be removed for good.
+ * not send its order writes the key's "free" mark and its twin instead, and the next delivery
+ * claims the key's next generation (`key#2 …`), so that an entry once written never has to be
+ * removed for good.
  * Marks are of a generation too: a reading walks an order's generations, each read by recording
  * its mark, and a mark one reading wrote that another process's write brought back misleads only
  * a reading of that generation, never the walk's next. Each has its own prefix, so no key (not
@@ -38,7 +39,12 @@ const ofGeneration = (prefix: string, generation: number) => (generation === 1 ?
 export const keyEntry = (key: string, generation = 1) => `${ofGeneration('key', generation)} ${key}`;
 export const freeMark = (key: string, generation: number) => `${ofGeneration('free', generation)} ${key}`;
 export const sentMarker = (key: string, generation: number) => `${ofGeneration('sent', generation)} ${key}`;
-const keyOfEntry = (entry: string) => entry.replace(/^(key|free|sent)(#\d+)? /, '');
+/**
+ * The "free" mark's twin, written with it: a reading whose call recording the "free" mark failed
+ * asks by this one, which that call cannot have written.
+ */
+export const freedMark = (key: string, generation: number) => `${ofGeneration('freed', generation)} ${key}`;
+const keyOfEntry = (entry: string) => entry.replace(/^(key|free|freed|sent)(#\d+)? /, '');
 
 export const CONFIRM_AFTER_MS = [100, 500, 1_500, 4_000];
 const MAX_CONFIRM_ROUNDS = 12;
