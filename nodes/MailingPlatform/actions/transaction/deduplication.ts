@@ -11,7 +11,9 @@ import { monotonicMs } from '../../transport/accountGate';
 import { serviceError } from '../../transport/errors';
 import type { Deduplication } from './deduplicationKey';
 import { LABEL } from './deduplicationKey';
-import { freedMark, freeMark, keyEntry, removeInRounds, sentMarker, watchKept } from './keyRounds';
+import type { KeyMarks } from './keyReading';
+import { readMarks, recordAskingAgain } from './keyReading';
+import { freedMark, freeMark, keyEntry, sentMarker, watchKept } from './keyRounds';
 import type { KeyOutcome, Outcome } from './results';
 import { mayHaveQueued } from './results';
 
@@ -96,15 +98,10 @@ export class KeyClaims {
 		return keyEntry(this.keys[itemIndex], this.generationOf(itemIndex));
 	}
 
-	/** The "free" mark of that generation and its twin, written together. */
-	private freeMarksOf(itemIndex: number): [string, string] {
+	/** The marks of that generation. */
+	private marksOf(itemIndex: number): KeyMarks {
 		const [key, generation] = [this.keys[itemIndex], this.generationOf(itemIndex)];
-		return [freeMark(key, generation), freedMark(key, generation)];
-	}
-
-	/** The "sent" mark of that generation. */
-	private sentEntryOf(itemIndex: number): string {
-		return sentMarker(this.keys[itemIndex], this.generationOf(itemIndex));
+		return { sent: sentMarker(key, generation), free: freeMark(key, generation), freed: freedMark(key, generation) };
 	}
 
 	/** The item's next claim records its key's next generation. */
@@ -138,7 +135,7 @@ export class KeyClaims {
 		// A call that failed may have recorded the keys before: asking again tells which keys are there, not whose.
 		let answerLost: boolean;
 		try {
-			const asked = await this.recordAskingAgain(itemIndexes.map((itemIndex) => this.entryOf(itemIndex)));
+			const asked = await recordAskingAgain(this.store, itemIndexes.map((itemIndex) => this.entryOf(itemIndex)));
 			taken = asked.recordedBefore;
 			answerLost = asked.failedFirst !== undefined;
 		} catch (error) {
@@ -151,7 +148,8 @@ export class KeyClaims {
 			else this.claimed.set(itemIndex, now);
 		}
 		if (found.length === 0) return { skipped: [], released: [] };
-		const { sent, free, failure, markMayStay } = await this.readMarks(found);
+		const { sent, free, failure, markMayStay, ended } = await readMarks(this.store, found.map((itemIndex) => this.marksOf(itemIndex)));
+		this.heldUntil.push(ended);
 		if (failure !== undefined) {
 			const claimedHere = itemIndexes.filter((itemIndex) => this.claimed.has(itemIndex));
 			if (claimedHere.length > 0) await this.release(claimedHere);
@@ -162,10 +160,10 @@ export class KeyClaims {
 		}
 		const skipped: Outcome[] = [];
 		const released: number[] = [];
-		for (const itemIndex of found) {
+		for (const [position, itemIndex] of found.entries()) {
 			const key = this.keys[itemIndex];
-			if (sent.has(itemIndex)) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
-			else if (free.has(itemIndex)) {
+			if (sent.has(position)) skipped.push({ kind: 'skipped', itemIndexes: [itemIndex], reason: `Not sent again: this node already sent a transaction with this ${LABEL}` });
+			else if (free.has(position)) {
 				this.toNextGeneration(itemIndex);
 				released.push(itemIndex);
 			} else if (answerLost) {
@@ -177,78 +175,6 @@ export class KeyClaims {
 			}
 		}
 		return { skipped, released };
-	}
-
-	/** Records `entries`, asking once more where the call fails: answers those recorded before, and the first call's failure (it may have written them). */
-	private async recordAskingAgain(entries: readonly string[]): Promise<{ recordedBefore: Set<string>; failedFirst?: unknown }> {
-		try {
-			return { recordedBefore: await this.store.record(entries) };
-		} catch (failedFirst) {
-			return { recordedBefore: await this.store.record(entries), failedFirst };
-		}
-	}
-
-	/**
-	 * Reads, in their generation, the marks of keys found recorded by recording them: the "sent"
-	 * marks first, then, of a key found without one, its "free" mark, or where that call failed (it
-	 * may have written it) its twin. A "free" mark so written goes with the "sent" mark written
-	 * before it, so that neither a reader killed in between nor a write brought back leaves the one
-	 * without the other. Every mark the reading may have written is removed after; where a call
-	 * failed, or a "sent" mark was found only by asking again, the keys are not read (`failure`).
-	 */
-	private async readMarks(found: readonly number[]): Promise<{ sent: Set<number>; free: Set<number>; failure?: unknown; markMayStay: boolean }> {
-		const sent = new Set<number>();
-		const free = new Set<number>();
-		const written = new Set<string>();
-		/** Keys whose "sent" mark, if there, may be this reading's. */
-		let sentUnclear: readonly number[] = found;
-		let failure: unknown;
-		try {
-			const sentMarks = found.map((itemIndex) => this.sentEntryOf(itemIndex));
-			for (const mark of sentMarks) written.add(mark);
-			const { recordedBefore, failedFirst } = await this.recordAskingAgain(sentMarks);
-			for (const itemIndex of found) if (recordedBefore.has(this.sentEntryOf(itemIndex))) sent.add(itemIndex);
-			sentUnclear = failedFirst === undefined ? [] : [...sent];
-			if (failedFirst === undefined) for (const itemIndex of sent) written.delete(this.sentEntryOf(itemIndex));
-			else if (sent.size > 0) failure = failedFirst;
-			if (failure === undefined) await this.readFree(found.filter((itemIndex) => !sent.has(itemIndex)), free, written);
-		} catch (error) {
-			failure = error;
-		}
-		// Such a mark may have stood over the "free" marks of a reader killed in between: they go with it.
-		for (const itemIndex of sentUnclear) for (const mark of this.freeMarksOf(itemIndex)) written.add(mark);
-		let markMayStay = false;
-		try {
-			const { removed, ended } = removeInRounds(this.store, [...written]);
-			this.heldUntil.push(ended);
-			await removed;
-		} catch (error) {
-			failure ??= error;
-			markMayStay = true;
-		}
-		return { sent, free, failure, markMayStay };
-	}
-
-	/** Reads the "free" marks of `itemIndexes` (their twins where that call failed) into `free`; `written` keeps the marks it may have written. */
-	private async readFree(itemIndexes: readonly number[], free: Set<number>, written: Set<string>): Promise<void> {
-		const freeMarkOf = (itemIndex: number) => this.freeMarksOf(itemIndex)[0];
-		const twinOf = (itemIndex: number) => this.freeMarksOf(itemIndex)[1];
-		for (const itemIndex of itemIndexes) written.add(freeMarkOf(itemIndex));
-		let recordedBefore: Set<string>;
-		let markOf = freeMarkOf;
-		try {
-			recordedBefore = await this.store.record(itemIndexes.map(freeMarkOf));
-		} catch {
-			for (const itemIndex of itemIndexes) written.add(twinOf(itemIndex));
-			recordedBefore = await this.store.record(itemIndexes.map(twinOf));
-			markOf = twinOf;
-		}
-		for (const itemIndex of itemIndexes) {
-			if (!recordedBefore.has(markOf(itemIndex))) continue;
-			free.add(itemIndex);
-			// Found, the mark was there before; a twin was written with its "free" mark.
-			for (const mark of this.freeMarksOf(itemIndex)) written.delete(mark);
-		}
 	}
 
 	/**
@@ -304,7 +230,10 @@ export class KeyClaims {
 	async release(itemIndexes: readonly number[]): Promise<void> {
 		const mine = itemIndexes.filter((itemIndex) => this.claimed.delete(itemIndex));
 		if (mine.length === 0) return;
-		const entries = mine.flatMap((itemIndex) => [this.entryOf(itemIndex), ...this.freeMarksOf(itemIndex)]);
+		const entries = mine.flatMap((itemIndex) => {
+			const { free, freed } = this.marksOf(itemIndex);
+			return [this.entryOf(itemIndex), free, freed];
+		});
 		for (const itemIndex of mine) this.toNextGeneration(itemIndex);
 		let failure: unknown;
 		for (let attempt = 1; attempt <= RELEASE_ATTEMPTS; attempt++) {
@@ -334,7 +263,7 @@ export class KeyClaims {
 			this.claimed.delete(itemIndex);
 			this.unmarked.delete(itemIndex);
 		}
-		const marks = queued.map((itemIndex) => this.sentEntryOf(itemIndex));
+		const marks = queued.map((itemIndex) => this.marksOf(itemIndex).sent);
 		this.heldUntil.push(watchKept(this.context, this.store, kept.map((itemIndex) => this.entryOf(itemIndex)), marks, writtenAtMs));
 		if (released.length > 0) await this.release(released);
 	}
