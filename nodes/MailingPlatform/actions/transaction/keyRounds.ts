@@ -120,8 +120,8 @@ export function watchKept(context: IExecuteFunctions, store: Store, kept: readon
 }
 
 /**
- * Removes `entries` in `REMOVE_ROUNDS` rounds: `removed` resolves at the first that went through
- * (and rejects when none did), `ended` once all have gone.
+ * Removes `entries` in `REMOVE_ROUNDS` rounds, a failed one tried again at once: `removed`
+ * resolves at the first that went through (and rejects when none did), `ended` once all have gone.
  */
 export function removeInRounds(store: Store, entries: readonly string[]): { removed: Promise<void>; ended: Promise<void> } {
 	if (entries.length === 0) return { removed: Promise.resolve(), ended: Promise.resolve() };
@@ -137,7 +137,8 @@ export function removeInRounds(store: Store, entries: readonly string[]): { remo
 		let latestStartMs = Number.POSITIVE_INFINITY;
 		for (let round = 1; round <= REMOVE_ROUNDS; round++) {
 			try {
-				await store.remove(entries, round === 1 ? undefined : monotonicMs() + roundDelayMs(), latestStartMs);
+				// Apart only once one went: until then the removal, which the execution may be waiting for, has not begun.
+				await store.remove(entries, anyWent ? monotonicMs() + roundDelayMs() : undefined, latestStartMs);
 				anyWent = true;
 				went();
 			} catch (error) {
