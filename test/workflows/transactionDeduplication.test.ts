@@ -262,37 +262,20 @@ describe('transaction › create with a Deduplication Key (model of n8n’s stor
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
 	});
 
-	it('sends an order given back, though n8n’s store failed the call reading its "sent" mark: it asks once more', async () => {
+	it.each([
+		{ mark: 'sent', how: 'it asks once more', failing: 2, reading: [['sent A-0'], ['sent A-0'], ['free A-0']] },
+		{ mark: 'free', how: 'it reads the mark’s twin', failing: 3, reading: [['sent A-0'], ['free A-0'], ['freed A-0']] },
+	])('sends an order given back, though n8n’s store failed the call reading its "$mark" mark: $how', async ({ failing, reading }) => {
 		processedData.seed(['key A-0', 'free A-0', 'freed A-0']);
-		processedData.planned.set(2, 'fail');
+		processedData.planned.set(failing, 'fail');
 		const delivery = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
 		await keyStoreIdle();
 
-		expect(processedData.calls.slice(0, 5).map(({ operation, items }) => [operation, items])).toEqual([
-			['checkProcessedAndRecord', ['key A-0']],
-			['checkProcessedAndRecord', ['sent A-0']],
-			['checkProcessedAndRecord', ['sent A-0']],
-			['checkProcessedAndRecord', ['free A-0']],
-			['removeProcessed', ['sent A-0']],
-		]);
+		// The claim, the reading, and the removal of the one mark it wrote.
+		expect(processedData.calls.slice(0, 5).map(({ items }) => items)).toEqual([['key A-0'], ...reading, ['sent A-0']]);
+		expect(processedData.calls[4].operation).toBe('removeProcessed');
 		expect(delivery.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
 		expect(double().transactions.queuedOrderIds()).toEqual(['A-0']);
-	});
-
-	it('sends an order given back, though n8n’s store failed the call reading its "free" mark: it reads the mark’s twin', async () => {
-		processedData.seed(['key A-0', 'free A-0', 'freed A-0']);
-		processedData.planned.set(3, 'fail');
-		const delivery = await runNode({ credentials: credentials(), parameters: keyed(), items: [order(0)] });
-		await keyStoreIdle();
-
-		expect(processedData.calls.slice(0, 5).map(({ operation, items }) => [operation, items])).toEqual([
-			['checkProcessedAndRecord', ['key A-0']],
-			['checkProcessedAndRecord', ['sent A-0']],
-			['checkProcessedAndRecord', ['free A-0']],
-			['checkProcessedAndRecord', ['freed A-0']],
-			['removeProcessed', ['sent A-0']],
-		]);
-		expect(delivery.main[0]).toMatchObject({ queued: true, deduplicationKey: 'A-0' });
 		expect(processedData.remembers('free A-0')).toBe(true);
 	});
 
