@@ -6,6 +6,7 @@
  * bulk must send everything, as fast as the service reads it; the small orders must not wait
  * behind it. Figures come from the double (queued, requests, reading time) and n8n's database.
  */
+import { seconds } from '../../nodes/MailingPlatform/helpers/numbers';
 import { RequestBudget } from '../double/budget';
 import type { RecordedRequest, ServiceDouble } from '../double/server';
 import { atOnce, deliverPlan, shopOrders } from './delivery';
@@ -114,8 +115,6 @@ export async function measureBulk(environment: BulkEnvironment, [bulk, small]: [
 }
 
 const thousands = (value: number) => value.toLocaleString('en-US');
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
 /** The bulk's figures as lines, and the verdict: everything sent once, no failure, the bulk at the service's pace, the small orders not behind it. */
 export function describeBulk(figures: BulkFigures, settings: RushSettings['bulk']): { lines: string[]; passed: boolean } {
 	const { small, queued } = figures;

@@ -10,6 +10,7 @@
  * must use at least `GROWN_BUDGET_USE` of it (without the limit a request carries every waiting
  * order, and the rush needs less than the budget: printed only).
  */
+import { seconds } from '../../nodes/MailingPlatform/helpers/numbers';
 import type { RushFigures } from './rush';
 import { RUSH_P95_LIMIT_MS, type RushSettings } from './rushSettings';
 import { RUSH_FLOW_LABELS, type RushFlow } from './rushWorkflows';
@@ -22,8 +23,6 @@ const REFUSED_SHARE = 0.05;
 
 /** Under a concurrency limit: keyed Create's rush ends at most this many times later than Create's. */
 const KEYED_RUSH_LIMIT = 1.2;
-
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** When the first refusals came, after the rush's first request. */
 const refusedAt = ({ refusedAtSeconds }: RushFigures) =>
