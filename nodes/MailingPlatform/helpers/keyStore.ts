@@ -201,6 +201,9 @@ export function keyStore(context: IExecuteFunctions, maxEntries: number) {
 	};
 }
 
+/** One node's store, as `keyStore` gives it. */
+export type KeyStore = ReturnType<typeof keyStore>;
+
 /** Resolves once no call of the store waits in this process and no key is held, e.g. between the cases of a test, as at a restart of n8n. */
 export async function keyStoreIdle(): Promise<void> {
 	while (queues.size > 0 || keysHeld() > 0) await sleep(10);

@@ -5,6 +5,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import type { KeyStore } from '../../helpers/keyStore';
 import { keyStore } from '../../helpers/keyStore';
 import { InputProblem } from '../../helpers/values';
 import { monotonicMs } from '../../transport/accountGate';
@@ -57,7 +58,7 @@ export class KeyClaims {
 	private constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly keys: readonly string[],
-		private readonly store: ReturnType<typeof storeOf>,
+		private readonly store: KeyStore,
 		/** Lets other executions of this process have the keys. */
 		private readonly endHold: () => void,
 		/** How long the hold waited for other executions of this process that held some of the keys: it counts towards Max Wait Seconds. */

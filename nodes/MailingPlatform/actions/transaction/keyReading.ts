@@ -2,10 +2,8 @@
  * Reading a key's marks in n8n's store, which reads only by writing: each mark is recorded, and
  * was there if the store says so. Every mark a reading may have written is removed after it.
  */
-import type { keyStore } from '../../helpers/keyStore';
+import type { KeyStore } from '../../helpers/keyStore';
 import { removeInRounds } from './keyRounds';
-
-type Store = ReturnType<typeof keyStore>;
 
 /** The marks of one key's generation (keyRounds.ts): "sent", "free", and the "free" mark's twin. */
 export interface KeyMarks {
@@ -15,7 +13,7 @@ export interface KeyMarks {
 }
 
 /** Records `entries`, asking once more where the call fails: answers those recorded before, and the first call's failure (it may have written them). */
-export async function recordAskingAgain(store: Store, entries: readonly string[]): Promise<{ recordedBefore: Set<string>; failedFirst?: unknown }> {
+export async function recordAskingAgain(store: KeyStore, entries: readonly string[]): Promise<{ recordedBefore: Set<string>; failedFirst?: unknown }> {
 	try {
 		return { recordedBefore: await store.record(entries) };
 	} catch (failedFirst) {
@@ -41,7 +39,7 @@ export interface Reading {
  * mark written before it, so that neither a reader killed in between nor a write brought back
  * leaves the one without the other.
  */
-export async function readMarks(store: Store, keys: readonly KeyMarks[]): Promise<Reading> {
+export async function readMarks(store: KeyStore, keys: readonly KeyMarks[]): Promise<Reading> {
 	const sent = new Set<number>();
 	const free = new Set<number>();
 	const written = new Set<string>();
@@ -72,7 +70,7 @@ export async function readMarks(store: Store, keys: readonly KeyMarks[]): Promis
 }
 
 /** Reads the "free" marks of the keys at `positions` (their twins where that call failed) into `free`; `written` keeps the marks it may have written. */
-async function readFree(store: Store, keys: readonly KeyMarks[], positions: readonly number[], free: Set<number>, written: Set<string>): Promise<void> {
+async function readFree(store: KeyStore, keys: readonly KeyMarks[], positions: readonly number[], free: Set<number>, written: Set<string>): Promise<void> {
 	for (const position of positions) written.add(keys[position].free);
 	let markOf = (marks: KeyMarks) => marks.free;
 	let recordedBefore: Set<string>;

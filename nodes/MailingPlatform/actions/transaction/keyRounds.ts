@@ -18,10 +18,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { keyStore } from '../../helpers/keyStore';
+import type { KeyStore } from '../../helpers/keyStore';
 import { monotonicMs } from '../../transport/accountGate';
-
-type Store = ReturnType<typeof keyStore>;
 
 /**
  * A key's entry in n8n's store, and the "sent" mark a key the service queued has beside it, so
@@ -83,7 +81,7 @@ const WARNINGS = {
  * first round (they only tell a later delivery "sent" from "outcome unknown", so they are not
  * watched); resolves once that round has gone, while the later rounds go on.
  */
-export function watchKept(context: IExecuteFunctions, store: Store, kept: readonly string[], marks: readonly string[], writtenAtMs: number, what: keyof typeof WARNINGS = 'kept'): Promise<void> {
+export function watchKept(context: IExecuteFunctions, store: KeyStore, kept: readonly string[], marks: readonly string[], writtenAtMs: number, what: keyof typeof WARNINGS = 'kept'): Promise<void> {
 	const warning = WARNINGS[what];
 	if (kept.length === 0) return Promise.resolve();
 	let marked = () => {};
@@ -123,7 +121,7 @@ export function watchKept(context: IExecuteFunctions, store: Store, kept: readon
  * Removes `entries` in `REMOVE_ROUNDS` rounds, a failed one tried again at once: `removed`
  * resolves at the first that went through (and rejects when none did), `ended` once all have gone.
  */
-export function removeInRounds(store: Store, entries: readonly string[]): { removed: Promise<void>; ended: Promise<void> } {
+export function removeInRounds(store: KeyStore, entries: readonly string[]): { removed: Promise<void>; ended: Promise<void> } {
 	if (entries.length === 0) return { removed: Promise.resolve(), ended: Promise.resolve() };
 	let went!: () => void;
 	let failed!: (error: unknown) => void;
