@@ -14,11 +14,13 @@
  * same promise (keyed: Remove Duplicates before the HTTP Request node with a Header Auth
  * credential; without the key: that HTTP Request node).
  *
- * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [refusing] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--compare] [--keep]
+ * Usage: node .build-test/test/peak/run.js [a b c d] [rush] [steady] [bulk] [crash] [stop] [timeout] [outage] [unreachable] [refusing] [--n8n=VERSION] [--concurrency=N] [--outage-seconds=N] [--fill-orders=N] [--compare] [--keep]
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
  * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage` (503), `unreachable`, `refusing` (429) those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
- * cloud plans, with which the keyed rush is judged against the unkeyed one; --compare adds the
+ * cloud plans, with which the keyed rush is judged against the unkeyed one; --fill-orders the
+ * orders that fill the steady state's keyed histories (10,000, the default History Size, fills
+ * them); --compare adds the
  * HTTP Request node with the header written in it to the steady state's rounds, printed, not
  * judged; --keep leaves the n8n folder)
  */
@@ -81,6 +83,8 @@ interface Selection {
 	concurrencyLimit?: number;
 	/** How long the outages last, where not the release's settings (`--outage-seconds=600`: the ten minutes of issue 57). */
 	outageSeconds?: number;
+	/** How many orders fill each keyed flow's history in the steady state, where not the default History Size's (`--fill-orders=5000`: what a row of half the entries costs). */
+	fillOrders?: number;
 	/** The steady state's rounds also hold the HTTP Request node with the header written in it (`--compare`). */
 	compare: boolean;
 	commonFlow: boolean;
@@ -99,24 +103,31 @@ const OUTAGES: Record<string, OutageCause> = { outage: 'unavailable', unreachabl
 
 const NAMED = ['rush', 'steady', 'bulk', 'crash', 'stop', 'timeout', ...Object.keys(OUTAGES)];
 
+/** The whole number above 0 of `--name=N`, or undefined without it. */
+function wholeNumberArgument(args: string[], name: string): number | undefined {
+	const text = args.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length);
+	if (text === undefined) return undefined;
+	const value = Number(text);
+	if (!(Number.isInteger(value) && value > 0)) throw new Error(`--${name} needs a whole number above 0, not ${text}`);
+	return value;
+}
+
 /** Scenario letters pick scenarios (with the common flow), the named words those parts (`rush` with the steady state); nothing picks everything. */
 function select(args: string[]): Selection {
 	const words = args.filter((arg) => !arg.startsWith('--'));
-	const concurrency = args.find((arg) => arg.startsWith('--concurrency='))?.slice('--concurrency='.length);
-	const concurrencyLimit = concurrency === undefined ? undefined : Number(concurrency);
-	if (concurrencyLimit !== undefined && !(Number.isInteger(concurrencyLimit) && concurrencyLimit > 0)) throw new Error(`--concurrency needs a whole number above 0, not ${concurrency}`);
-	const outageArgument = args.find((arg) => arg.startsWith('--outage-seconds='))?.slice('--outage-seconds='.length);
-	const outageSeconds = outageArgument === undefined ? undefined : Number(outageArgument);
-	if (outageSeconds !== undefined && !(Number.isInteger(outageSeconds) && outageSeconds > 0)) throw new Error(`--outage-seconds needs a whole number above 0, not ${outageArgument}`);
+	const concurrencyLimit = wholeNumberArgument(args, 'concurrency');
+	const outageSeconds = wholeNumberArgument(args, 'outage-seconds');
+	const fillOrders = wholeNumberArgument(args, 'fill-orders');
 	const letters = words.filter((word) => !NAMED.includes(word));
 	const unknown = letters.filter((letter) => !PEAK_SCENARIOS.some((scenario) => scenario.letter === letter));
 	if (unknown.length > 0) throw new Error(`Unknown scenario(s) ${unknown.join(', ')}; known: ${PEAK_SCENARIOS.map((s) => s.letter).join(' ')} and ${NAMED.join(', ')}`);
 	const compare = args.includes('--compare');
-	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, outageSeconds, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outages: Object.values(OUTAGES) };
+	if (words.length === 0) return { scenarios: PEAK_SCENARIOS, concurrencyLimit, outageSeconds, fillOrders, compare, commonFlow: true, rush: true, steady: true, bulk: true, crash: true, stop: true, timeout: true, outages: Object.values(OUTAGES) };
 	return {
 		scenarios: PEAK_SCENARIOS.filter((scenario) => letters.includes(scenario.letter)),
 		concurrencyLimit,
 		outageSeconds,
+		fillOrders,
 		compare,
 		commonFlow: letters.length > 0,
 		rush: words.includes('rush'),
@@ -144,7 +155,7 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main({ scenarios, concurrencyLimit, outageSeconds, fillOrders, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages }: Selection, keep: boolean): Promise<PeakOutcome> {
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
@@ -167,7 +178,7 @@ async function main({ scenarios, concurrencyLimit, outageSeconds, compare, commo
 		const env = await n8nEnvironment(userFolder, { N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', ...limit });
 		const credential = sandboxCredential(double);
 		const commonFlowRuns = withCommonFlow ? commonFlowWorkflows(credential, double) : [];
-		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, compare }) : undefined;
+		const rush = withSteady ? rushPlan(credential, double, selectedN8nVersion(), { flows: withRush, concurrencyLimit, fillOrders, compare }) : undefined;
 		const shapes =
 			withBulk || withCrash || withStop || withTimeout || outages.length > 0
 				? shapesPlan(credential, selectedN8nVersion(), { bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages, outageSeconds })

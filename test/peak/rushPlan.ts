@@ -38,8 +38,9 @@ export interface RushOutcome {
 	problems: string[];
 }
 
-export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean; concurrencyLimit?: number; compare: boolean }) {
-	const settings = rushSettingsFor(n8nVersion);
+export function rushPlan(sandbox: CredentialToImport, double: ServiceDouble, n8nVersion: string, parts: { flows: boolean; concurrencyLimit?: number; fillOrders?: number; compare: boolean }) {
+	const release = rushSettingsFor(n8nVersion);
+	const settings = parts.fillOrders === undefined ? release : { ...release, steadyFillOrders: parts.fillOrders };
 	const paced = pacedCredential(sandbox, settings.budget.rate);
 	const flows = parts.flows ? rushWorkflows(sandbox, paced, double) : [];
 	const steadyAccount = steadyCredential(sandbox, double);
