@@ -62,6 +62,9 @@ import { executionSpans, keyHistoryEntries, openSqliteExecutions } from './sqlit
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
+
+/** The run's limit: longer outages (`--outage-seconds`) each add their length, so that three of ten minutes fit. */
+const overallLimitMs = ({ outages, outageSeconds }: Selection) => OVERALL_LIMIT_MS + outages.length * (outageSeconds ?? 0) * 1000;
 const START_LIMIT_MS = 240_000;
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -155,11 +158,12 @@ interface PeakOutcome {
 	shapes?: ShapesOutcome;
 }
 
-async function main({ scenarios, concurrencyLimit, outageSeconds, fillOrders, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages }: Selection, keep: boolean): Promise<PeakOutcome> {
+async function main(selection: Selection, keep: boolean): Promise<PeakOutcome> {
+	const { scenarios, concurrencyLimit, outageSeconds, fillOrders, compare, commonFlow: withCommonFlow, rush: withRush, steady: withSteady, bulk: withBulk, crash: withCrash, stop: withStop, timeout: withTimeout, outages } = selection;
 	log(`n8n ${selectedN8nVersion()} on Node.js ${process.versions.node} (test:peak)${concurrencyLimit === undefined ? '' : `, production concurrency limit ${concurrencyLimit}`}`);
 	await ensureN8nInstalled(log);
 	const userFolder = await makeUserFolder('n8n-peak-');
-	const double = await ServiceDouble.start({ maxLifetimeMs: OVERALL_LIMIT_MS });
+	const double = await ServiceDouble.start({ maxLifetimeMs: overallLimitMs(selection) });
 	double.transactions.types.set(ORDER_TYPE.id, ORDER_TYPE.name);
 	let closeStore = async () => {};
 	const shutdown = async () => {
@@ -266,15 +270,17 @@ async function main({ scenarios, concurrencyLimit, outageSeconds, fillOrders, co
 }
 
 function runHere(): void {
+	const args = process.argv.slice(2);
+	const selection = select(args);
+	const limitMs = overallLimitMs(selection);
 	const watchdog = setTimeout(() => {
-		console.error(`The peak-load run took longer than ${OVERALL_LIMIT_MS / 60_000} minutes; stopping.`);
+		console.error(`The peak-load run took longer than ${limitMs / 60_000} minutes; stopping.`);
 		stopAllChildren('SIGKILL');
 		process.exit(1);
-	}, OVERALL_LIMIT_MS);
+	}, limitMs);
 	watchdog.unref();
 	const t0 = performance.now();
-	const args = process.argv.slice(2);
-	main(select(args), args.includes('--keep')).then(
+	main(selection, args.includes('--keep')).then(
 		({ results, commonFlow, rush, shapes }) => {
 			const common = commonFlow === undefined ? { lines: [], passed: true } : describeCommonFlow(commonFlow);
 			for (const line of common.lines) log(line);
