@@ -18,11 +18,11 @@
  * (letters pick scenarios, with the common flow; `rush` the rush and the steady state, `steady` the
  * steady state alone, `bulk`, `crash`, `stop`, `timeout`, `outage` (503), `unreachable`, `refusing` (429) those parts; none: everything; --n8n another release
  * scripts/n8nRelease.ts installs; --concurrency n8n's production concurrency limit, as on n8n's
- * cloud plans, with which the keyed rush is judged against the unkeyed one; --fill-orders the
- * orders that fill the steady state's keyed histories (10,000, the default History Size, fills
- * them); --compare adds the
- * HTTP Request node with the header written in it to the steady state's rounds, printed, not
- * judged; --keep leaves the n8n folder)
+ * cloud plans, with which the keyed rush is judged against the unkeyed one; --outage-seconds
+ * how long the outages last; --fill-orders the orders that fill the steady state's keyed
+ * histories (10,000, the default History Size, fills them); --compare adds the HTTP Request node
+ * with the header written in it to the steady state's rounds, printed, not judged; --keep leaves
+ * the n8n folder)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,10 +62,10 @@ import { executionSpans, keyHistoryEntries, openSqliteExecutions } from './sqlit
 import { ORDER_TYPE, scenarioWorkflow, type Variant } from './workflows';
 
 const OVERALL_LIMIT_MS = 30 * 60_000;
+const START_LIMIT_MS = 240_000;
 
 /** The run's limit: longer outages (`--outage-seconds`) each add their length, so that three of ten minutes fit. */
 const overallLimitMs = ({ outages, outageSeconds }: Selection) => OVERALL_LIMIT_MS + outages.length * (outageSeconds ?? 0) * 1000;
-const START_LIMIT_MS = 240_000;
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
